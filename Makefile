@@ -1,0 +1,49 @@
+# One entry point for people and CI. Targets create .venv and install what they need, so each
+# works on a fresh clone.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: serve build validate test lint format chromium clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@ $(VENV)/.installed
+
+serve: $(VENV)/.installed
+	$(BIN)/trainwreck build
+	$(BIN)/trainwreck serve --dev-addr 127.0.0.1:8000
+
+build: $(VENV)/.installed
+	$(BIN)/trainwreck build
+
+validate: $(VENV)/.installed
+	$(BIN)/trainwreck validate
+
+# Browser tests drive Debian's chromium; a test tool's own browser download cannot work here.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: $(VENV)/.installed-test chromium lint
+	$(BIN)/python -m pytest
+
+format: $(VENV)/.installed-test
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) site .site-builds .pytest_cache .mypy_cache .ruff_cache
