@@ -1,0 +1,247 @@
+"""Safe YAML loading that keeps the source position of every key and item.
+
+PyYAML's safe loader silently keeps the last of two duplicate keys, expands aliases (the
+billion-laughs bomb) and reports nothing about where a value came from. Entries are written by
+strangers and every problem must name its line and column, so this loader composes the node
+graph itself, refuses what an entry never needs, and records a position for every path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from yaml.events import AliasEvent, NodeEvent
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from generator.problems import Level, Problem
+
+Path = tuple[str | int, ...]
+
+# Entries are a few kilobytes; the cap keeps a hostile 20 MB file from costing memory and time.
+MAX_FILE_BYTES = 512 * 1024
+
+_ALLOWED_TAGS = {
+    "tag:yaml.org,2002:str",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:null",
+    "tag:yaml.org,2002:timestamp",
+    "tag:yaml.org,2002:seq",
+    "tag:yaml.org,2002:map",
+}
+
+
+@dataclass(frozen=True)
+class Position:
+    """1-based places of a key (for mappings) and of its value."""
+
+    key_line: int
+    key_col: int
+    value_line: int
+    value_col: int
+    # "|" or ">" for block scalars, whose text starts on the line after the value mark.
+    style: str | None = None
+
+
+@dataclass
+class LoadedYaml:
+    data: Any
+    positions: dict[Path, Position] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)
+
+    def position(self, path: Path, *, at_key: bool = False) -> tuple[int, int]:
+        """The place of `path`, or of its nearest ancestor when the path does not exist."""
+        probe = tuple(path)
+        while probe not in self.positions and probe:
+            probe = probe[:-1]
+            at_key = True
+        pos = self.positions.get(probe)
+        if pos is None:
+            return (1, 1)
+        return (pos.key_line, pos.key_col) if at_key else (pos.value_line, pos.value_col)
+
+
+class YamlProblem(Exception):
+    def __init__(self, check: str, message: str, line: int, col: int) -> None:
+        super().__init__(message)
+        self.check = check
+        self.message = message
+        self.line = line
+        self.col = col
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """A safe loader whose composer refuses anchors and aliases where they first appear."""
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, AliasEvent):
+            line, col = _place(event.start_mark)
+            raise YamlProblem(
+                "yaml-anchor",
+                f"alias *{event.anchor} is not allowed; write the value out in full",
+                line,
+                col,
+            )
+        if isinstance(event, NodeEvent) and event.anchor is not None:
+            line, col = _place(event.start_mark)
+            raise YamlProblem(
+                "yaml-anchor",
+                f"anchor &{event.anchor} is not allowed; entries do not share values",
+                line,
+                col,
+            )
+        return super().compose_node(parent, index)
+
+
+def _place(mark: Any) -> tuple[int, int]:
+    return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+
+
+def _decode(raw: bytes) -> str:
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise YamlProblem("file-encoding", "file is UTF-16; save it as UTF-8", 1, 1)
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raise YamlProblem(
+            "file-encoding",
+            "file starts with a byte-order mark; save it as UTF-8 without BOM",
+            1,
+            1,
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise YamlProblem(
+            "file-encoding",
+            f"invalid UTF-8 byte 0x{raw[exc.start]:02x}; save it as UTF-8",
+            line,
+            col,
+        ) from None
+    nul = text.find("\x00")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        col = nul - (text.rfind("\n", 0, nul) + 1) + 1
+        raise YamlProblem("file-encoding", "NUL byte in file; entries are plain text", line, col)
+    return text
+
+
+def _style(node: Node) -> str | None:
+    return node.style if isinstance(node, ScalarNode) and node.style in ("|", ">") else None
+
+
+def _build(node: Node, path: Path, loader: _StrictLoader, positions: dict[Path, Position]) -> Any:
+    if node.tag not in _ALLOWED_TAGS:
+        raise YamlProblem(
+            "yaml-tag",
+            f"tag {node.tag!r} is not allowed; use plain YAML values",
+            node.start_mark.line + 1,
+            node.start_mark.column + 1,
+        )
+    if isinstance(node, MappingNode):
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, ScalarNode) or key_node.tag != "tag:yaml.org,2002:str":
+                raise YamlProblem(
+                    "yaml-key",
+                    "mapping keys must be plain strings",
+                    key_node.start_mark.line + 1,
+                    key_node.start_mark.column + 1,
+                )
+            key = str(key_node.value)
+            if key in result:
+                first = positions[(*path, key)]
+                raise YamlProblem(
+                    "yaml-duplicate-key",
+                    f"duplicate key {key!r} (first defined at line {first.key_line})",
+                    key_node.start_mark.line + 1,
+                    key_node.start_mark.column + 1,
+                )
+            child = (*path, key)
+            positions[child] = Position(
+                key_node.start_mark.line + 1,
+                key_node.start_mark.column + 1,
+                value_node.start_mark.line + 1,
+                value_node.start_mark.column + 1,
+                _style(value_node),
+            )
+            result[key] = _build(value_node, child, loader, positions)
+        return result
+    if isinstance(node, SequenceNode):
+        items: list[Any] = []
+        for index, item in enumerate(node.value):
+            child = (*path, index)
+            line, col = item.start_mark.line + 1, item.start_mark.column + 1
+            positions[child] = Position(line, col, line, col, _style(item))
+            items.append(_build(item, child, loader, positions))
+        return items
+    try:
+        return loader.construct_object(node, deep=True)
+    except ValueError as exc:
+        # An impossible timestamp such as 2026-13-45 fails in datetime, not in PyYAML.
+        raise YamlProblem(
+            "yaml-syntax",
+            f"invalid value {node.value!r}: {exc}",
+            node.start_mark.line + 1,
+            node.start_mark.column + 1,
+        ) from None
+
+
+def load_yaml(raw: bytes) -> LoadedYaml:
+    """Parse one YAML document into plain data and the position of every path in it.
+
+    Raises YamlProblem, with a place, for anything an entry file must not contain.
+    """
+    if len(raw) > MAX_FILE_BYTES:
+        raise YamlProblem(
+            "file-too-large",
+            f"file is larger than the {MAX_FILE_BYTES:,}-byte limit for an entry",
+            1,
+            1,
+        )
+    text = _decode(raw)
+    loader = _StrictLoader(text)
+    try:
+        try:
+            root = loader.get_single_node()
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+            message = " ".join(part for part in (exc.context, exc.problem) if part)
+            if "expected a single document" in message:
+                raise YamlProblem(
+                    "yaml-multiple-documents",
+                    "file holds more than one YAML document; an entry is one document",
+                    line,
+                    col,
+                ) from None
+            raise YamlProblem("yaml-syntax", message or "invalid YAML", line, col) from None
+        except yaml.YAMLError as exc:
+            raise YamlProblem("yaml-syntax", str(exc).splitlines()[0], 1, 1) from None
+        if root is None:
+            raise YamlProblem("yaml-not-mapping", "file is empty; an entry is a mapping", 1, 1)
+        if not isinstance(root, MappingNode):
+            raise YamlProblem(
+                "yaml-not-mapping",
+                "the document is not a mapping of field names to values",
+                root.start_mark.line + 1,
+                root.start_mark.column + 1,
+            )
+        positions: dict[Path, Position] = {(): Position(1, 1, 1, 1)}
+        try:
+            data = _build(root, (), loader, positions)
+        except yaml.constructor.ConstructorError as exc:
+            mark = exc.problem_mark
+            line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+            raise YamlProblem("yaml-syntax", exc.problem or "invalid value", line, col) from None
+        return LoadedYaml(data, positions, text.splitlines())
+    finally:
+        loader.dispose()
+
+
+def yaml_problem(path: str, exc: YamlProblem) -> Problem:
+    return Problem(path, exc.line, exc.col, Level.ERROR, exc.check, exc.message)

@@ -1,0 +1,56 @@
+"""The one problem type that every check, loader and command reports, and its printers.
+
+Every problem has a place (path, line, column, all 1-based) so that an editor, a terminal and a
+CI annotation can all point at the exact spot; formats differ only in how they print it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+
+
+class Level(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    path: str
+    line: int
+    col: int
+    level: Level
+    check: str
+    message: str
+
+    def text(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: {self.level} [{self.check}] {self.message}"
+
+    def github(self) -> str:
+        # GitHub workflow commands treat %, CR and LF in the message as control characters.
+        message = (
+            f"[{self.check}] {self.message}".replace("%", "%25")
+            .replace("\r", "%0D")
+            .replace("\n", "%0A")
+        )
+        path = self.path.replace("%", "%25").replace(",", "%2C").replace(":", "%3A")
+        return f"::{self.level} file={path},line={self.line},col={self.col}::{message}"
+
+
+FORMATS = ("text", "github", "json")
+
+
+def format_problems(problems: Iterable[Problem], fmt: str) -> str:
+    ordered = sorted(problems)
+    if fmt == "json":
+        return json.dumps([asdict(p) for p in ordered], indent=2)
+    if fmt == "github":
+        return "\n".join(p.github() for p in ordered)
+    return "\n".join(p.text() for p in ordered)
+
+
+def has_errors(problems: Iterable[Problem]) -> bool:
+    return any(p.level is Level.ERROR for p in problems)
