@@ -1,0 +1,256 @@
+"""The pydantic model of a failure entry: every section a reader of a failure page needs.
+
+Models are frozen and forbid unknown keys, so a typo in a field name is an error at its line
+rather than a silently missing section. Text is split in two kinds: `Markdown` fields (prose that
+may carry emphasis, lists, code spans and links) and plain `Text`; both are escaped on the page.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from enum import StrEnum
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from generator.diagnose.pattern import PatternError, parse
+from generator.model.categories import Category
+
+ID_RE = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+
+# Control characters other than tab and newline have no place in an entry, and some (STX/ETX)
+# would collide with the Markdown engine's own placeholders.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def _no_control(value: str) -> str:
+    m = _CONTROL.search(value)
+    if m:
+        raise ValueError(f"control character U+{ord(m.group()):04X} is not allowed")
+    return value
+
+
+def _single_line(value: str) -> str:
+    if "\n" in value.strip("\n"):
+        raise ValueError("must be a single line")
+    return value.strip()
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+def _https_url(value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme != "https" or not parts.netloc or re.search(r"[\s<>\"'`]", value):
+        raise ValueError("must be an https:// URL with no spaces or quotes")
+    return value
+
+
+class _Marker:
+    """Metadata that tells the renderer and the Markdown lint which fields hold Markdown."""
+
+
+MARKDOWN = _Marker()
+
+Text = Annotated[str, AfterValidator(_no_control), AfterValidator(_not_blank)]
+Line = Annotated[Text, AfterValidator(_single_line), Field(max_length=200)]
+Markdown = Annotated[Text, MARKDOWN]
+Url = Annotated[str, AfterValidator(_https_url), Field(max_length=500)]
+EntryId = Annotated[str, Field(pattern=ID_RE, max_length=80)]
+Tag = Annotated[str, Field(pattern=ID_RE, max_length=40)]
+
+
+def _pattern_ok(value: str) -> str:
+    try:
+        parse(value)
+    except PatternError as exc:
+        raise ValueError(str(exc)) from None
+    return value
+
+
+class Severity(StrEnum):
+    CRITICAL = "critical"
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+class Layer(StrEnum):
+    HARDWARE = "hardware"
+    SOFTWARE = "software"
+    EITHER = "either"
+
+
+class Role(StrEnum):
+    DEFINING = "defining"
+    CONTEXT = "context"
+
+
+class Stack(StrEnum):
+    PYTORCH = "pytorch"
+    DEEPSPEED = "deepspeed"
+    MEGATRON = "megatron-lm"
+    HUGGINGFACE = "huggingface"
+    VLLM = "vllm"
+    GENERIC = "generic"
+
+
+class CodeLanguage(StrEnum):
+    PYTHON = "python"
+    BASH = "bash"
+    YAML = "yaml"
+    JSON = "json"
+    TEXT = "text"
+
+
+class NcclResult(StrEnum):
+    SUCCESS = "ncclSuccess"
+    UNHANDLED_CUDA_ERROR = "ncclUnhandledCudaError"
+    SYSTEM_ERROR = "ncclSystemError"
+    INTERNAL_ERROR = "ncclInternalError"
+    INVALID_ARGUMENT = "ncclInvalidArgument"
+    INVALID_USAGE = "ncclInvalidUsage"
+    REMOTE_ERROR = "ncclRemoteError"
+    IN_PROGRESS = "ncclInProgress"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=False)
+
+
+class Mechanism(_Model):
+    mistaken_for: Markdown = Field(description="What people usually blame for this failure.")
+    actually: Markdown = Field(description="What is really happening, step by step.")
+
+
+class SymptomRow(_Model):
+    symptom: Line
+    why: Markdown
+
+
+class ConfirmStep(_Model):
+    command: Text = Field(description="A real command to run.")
+    look_for: Text = Field(description="What in its output confirms the failure.")
+    needs_root: bool
+
+
+class Signature(_Model):
+    pattern: Annotated[Text, AfterValidator(_pattern_ok)] = Field(
+        description="The line as the software prints it, variable parts as placeholders: "
+        "{int} {num} {hex} {pci} {word} {token} {*}; {{ and }} for literal braces."
+    )
+    role: Role = Field(
+        description="defining: the line alone names this failure; context: supporting only."
+    )
+    seen_in: Url = Field(
+        description="Where this exact text appears: upstream source or a real log."
+    )
+
+
+class CodeSample(_Model):
+    stack: Stack
+    language: CodeLanguage
+    code: Text
+
+
+class FixStep(_Model):
+    step: Markdown
+    commands: tuple[Text, ...] = ()
+    code: tuple[CodeSample, ...] = ()
+
+
+class Codes(_Model):
+    xid: tuple[Annotated[int, Field(ge=1, le=1000)], ...] = ()
+    nccl: tuple[NcclResult, ...] = ()
+    cuda: tuple[
+        Annotated[str, Field(pattern=r"^(cudaError|CUDA_ERROR_|CUBLAS_STATUS_|CUDNN_STATUS_)\w+$")],
+        ...,
+    ] = ()
+
+
+class AppliesTo(_Model):
+    component: Line
+    versions: Line | None = None
+
+
+class Reference(_Model):
+    title: Line
+    url: Url
+
+
+class Example(_Model):
+    url: Url = Field(description="The public thread or post this log excerpt comes from.")
+    log: Text = Field(
+        description="Verbatim log lines; at least one must match a defining signature."
+    )
+
+
+class FaqItem(_Model):
+    q: Line
+    a: Markdown
+
+
+class Entry(_Model):
+    id: EntryId
+    title: Line
+    category: Category
+    tags: Annotated[tuple[Tag, ...], Field(min_length=1, max_length=8)]
+    severity: Severity
+    layer: Layer = Field(description="Where the fault usually lies: hardware, software or either.")
+    summary: Markdown = Field(description="The quick answer, one to three sentences.")
+    quick_fix: Line = Field(description="The first action to take, as one line of plain text.")
+    symptom: Markdown
+    root_cause: Markdown
+    mechanism: Mechanism
+    observed: Text = Field(description="Raw log lines that a user typically sees.")
+    symptoms: Annotated[tuple[SymptomRow, ...], Field(min_length=1)]
+    affected_systems: Annotated[tuple[Line, ...], Field(min_length=1)]
+    confirm: Annotated[tuple[ConfirmStep, ...], Field(min_length=1)]
+    signatures: Annotated[tuple[Signature, ...], Field(min_length=1)]
+    fix: Annotated[tuple[FixStep, ...], Field(min_length=1)]
+    prevention: Annotated[tuple[Markdown, ...], Field(min_length=1)]
+    codes: Codes = Codes()
+    applies_to: tuple[AppliesTo, ...] = ()
+    references: Annotated[tuple[Reference, ...], Field(min_length=1)]
+    related: tuple[EntryId, ...] = ()
+    collateral: tuple[EntryId, ...] = ()
+    examples: Annotated[tuple[Example, ...], Field(min_length=1)]
+    faq: Annotated[tuple[FaqItem, ...], Field(min_length=3, max_length=6)]
+    last_reviewed: dt.date
+
+
+def markdown_fields(
+    model: BaseModel, path: tuple[str | int, ...] = ()
+) -> list[tuple[tuple[str | int, ...], str]]:
+    """Every Markdown field of a model as (path, text), found from the field annotations."""
+    found: list[tuple[tuple[str | int, ...], str]] = []
+    for name, info in type(model).model_fields.items():
+        value = getattr(model, name)
+        here = (*path, name)
+        if MARKDOWN in info.metadata and isinstance(value, str):
+            found.append((here, value))
+        elif isinstance(value, BaseModel):
+            found.extend(markdown_fields(value, here))
+        elif isinstance(value, tuple):
+            item_is_markdown = _tuple_item_is_markdown(info.annotation)
+            for i, item in enumerate(value):
+                if isinstance(item, BaseModel):
+                    found.extend(markdown_fields(item, (*here, i)))
+                elif item_is_markdown and isinstance(item, str):
+                    found.append(((*here, i), item))
+    return found
+
+
+def _tuple_item_is_markdown(annotation: Any) -> bool:
+    # Annotated[tuple[Markdown, ...], ...] or tuple[Markdown, ...]
+    for arg in getattr(annotation, "__args__", ()) or ():
+        if MARKDOWN in getattr(arg, "__metadata__", ()):
+            return True
+        if _tuple_item_is_markdown(arg):
+            return True
+    return False
