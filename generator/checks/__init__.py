@@ -1,0 +1,6 @@
+"""All checks, registered by id on import."""
+
+from generator.checks import identity, loading, markdown, schema
+from generator.checks.base import REGISTRY, Check, EntryDoc
+
+__all__ = ["REGISTRY", "Check", "EntryDoc", "identity", "loading", "markdown", "schema"]

@@ -1,0 +1,89 @@
+"""Checks on where an entry lives and what it is called."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import PurePosixPath
+
+from generator.checks.base import Check, EntryDoc, register
+from generator.problems import Problem
+
+
+@register
+class IdMatchesFilename(Check):
+    """The `id` equals the file's stem, so URLs and file names never drift apart.
+
+    Passes: `id: nan-loss` in `entries/numerics/nan-loss.yaml`. Fails: `id: nan-losses` there.
+    """
+
+    id = "id-filename"
+
+    def validate(self, doc: EntryDoc) -> Iterable[Problem]:
+        stem = PurePosixPath(doc.path).stem
+        if doc.entry.id != stem:
+            yield doc.problem(
+                self.id, f"id {doc.entry.id!r} does not match the file name {stem!r}", ("id",)
+            )
+
+
+@register
+class CategoryMatchesDirectory(Check):
+    """An entry lives at `entries/<category>/<id>.yaml`.
+
+    Fails: `category: memory` in `entries/numerics/`.
+    """
+
+    id = "category-directory"
+
+    def validate(self, doc: EntryDoc) -> Iterable[Problem]:
+        folder = PurePosixPath(doc.path).parent.name
+        if doc.entry.category != folder:
+            yield doc.problem(
+                self.id,
+                f"category {doc.entry.category.value!r} does not match the folder {folder!r}; "
+                f"move the file to entries/{doc.entry.category.value}/",
+                ("category",),
+            )
+
+
+@register
+class DuplicateId(Check):
+    """No two entries share an id, wherever they live."""
+
+    id = "duplicate-id"
+
+    def finalize(self, docs: Sequence[EntryDoc]) -> Iterable[Problem]:
+        by_id: dict[str, list[EntryDoc]] = defaultdict(list)
+        for doc in docs:
+            by_id[doc.entry.id].append(doc)
+        for entry_id, same in by_id.items():
+            if len(same) < 2:
+                continue
+            ordered = sorted(same, key=lambda d: d.path)
+            for doc in ordered[1:]:
+                yield doc.problem(
+                    self.id, f"id {entry_id!r} is already used by {ordered[0].path}", ("id",)
+                )
+
+
+@register
+class UnknownRelation(Check):
+    """`related` and `collateral` name existing entries, and never the entry itself.
+
+    Fails: `related: [no-such-entry]`.
+    """
+
+    id = "unknown-id"
+
+    def finalize(self, docs: Sequence[EntryDoc]) -> Iterable[Problem]:
+        known = {doc.entry.id for doc in docs}
+        for doc in docs:
+            for field in ("related", "collateral"):
+                for i, other in enumerate(getattr(doc.entry, field)):
+                    if other == doc.entry.id:
+                        yield doc.problem(self.id, f"{field} names the entry itself", (field, i))
+                    elif other not in known:
+                        yield doc.problem(
+                            self.id, f"{field} names unknown entry {other!r}", (field, i)
+                        )

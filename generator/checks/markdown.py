@@ -1,0 +1,89 @@
+"""The Markdown lint: prose fields may use Markdown, but never raw HTML, headings or odd links."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from generator.checks.base import Check, EntryDoc, register
+from generator.loading.yaml_source import Path
+from generator.model.entry import ID_RE, markdown_fields
+from generator.problems import Level, Problem
+
+# Parse with HTML enabled so that raw HTML shows up as tokens this lint can name; the
+# renderer itself runs with HTML disabled and escapes whatever is left.
+_PARSER = MarkdownIt("commonmark", {"html": True})
+# Let every link through as a token, even javascript: ones, so that the lint can name them.
+_PARSER.validateLink = lambda url: True  # type: ignore[method-assign]
+_ENTRY_LINK = re.compile(ID_RE.rstrip("$") + r"(?:#[a-z0-9-]+)?$")
+_WEB_LINK = re.compile(r"^https?://[^\s]+$")
+
+
+def _walk(tokens: list[Token]) -> Iterable[tuple[Token, int]]:
+    """Every token with the source line (0-based) of its nearest block."""
+    for token in tokens:
+        line = token.map[0] if token.map else 0
+        yield token, line
+        for child in token.children or ():
+            yield child, line
+
+
+def entry_links(text: str) -> list[str]:
+    return [
+        str(t.attrs.get("href", ""))
+        for t, _ in _walk(_PARSER.parse(text))
+        if t.type == "link_open" and _ENTRY_LINK.match(str(t.attrs.get("href", "")))
+    ]
+
+
+@register
+class MarkdownLint(Check):
+    """Markdown fields hold prose: no raw HTML, no headings, no images, and links only to
+    http(s) URLs or to another entry by id.
+
+    Passes: `see [the watchdog entry](nccl-watchdog-timeout)`.
+    Fails: `<b>bold</b>`, `## Heading`, `[x](javascript:alert(1))`.
+    """
+
+    id = "markdown"
+
+    def _problem(self, doc: EntryDoc, path: Path, line_offset: int, message: str) -> Problem:
+        pos = doc.source.positions.get(path)
+        if pos is not None and pos.style == "|":
+            line = pos.value_line + 1 + line_offset
+            text = doc.source.lines[line - 1] if line - 1 < len(doc.source.lines) else ""
+            col = len(text) - len(text.lstrip()) + 1
+            return Problem(doc.path, line, col, Level.ERROR, self.id, message)
+        return doc.problem(self.id, message, path)
+
+    def validate(self, doc: EntryDoc) -> Iterable[Problem]:
+        for path, text in markdown_fields(doc.entry):
+            for token, line in _walk(_PARSER.parse(text)):
+                message = _token_problem(token)
+                if message:
+                    yield self._problem(doc, path, line, message)
+
+    def finalize(self, docs: Sequence[EntryDoc]) -> Iterable[Problem]:
+        known = {doc.entry.id for doc in docs}
+        for doc in docs:
+            for path, text in markdown_fields(doc.entry):
+                for href in entry_links(text):
+                    if href.split("#")[0] not in known:
+                        yield doc.problem(self.id, f"link to unknown entry {href!r}", path)
+
+
+def _token_problem(token: Token) -> str | None:
+    if token.type in ("html_block", "html_inline"):
+        return f"raw HTML is not allowed: {token.content.strip()[:40]!r}"
+    if token.type == "heading_open":
+        return "headings are not allowed inside a field; the page template sets the headings"
+    if token.type == "image":
+        return "images are not allowed; link to the page instead"
+    if token.type == "link_open":
+        href = str(token.attrs.get("href", ""))
+        if not (_WEB_LINK.match(href) or _ENTRY_LINK.match(href)):
+            return f"link target {href!r} must be an http(s) URL or another entry's id"
+    return None

@@ -1,0 +1,112 @@
+"""The schema check: pydantic validation errors mapped back to the line and column at fault."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from generator.checks.base import Check, register
+from generator.loading.yaml_source import LoadedYaml, Path
+from generator.model.entry import Entry
+from generator.problems import Level, Problem
+
+
+@register
+class Schema(Check):
+    """The entry matches the schema: every required field, the right types, no unknown keys.
+
+    Passes: `severity: high`. Fails: `severity: urgent` (not one of the allowed values).
+    """
+
+    id = "schema"
+    phase = "model"
+
+
+def _data_path(data: Any, loc: tuple[int | str, ...]) -> Path:
+    """Keep the parts of a pydantic `loc` that name real keys or indexes in the data.
+
+    pydantic adds the names of union members and validators (such as `str` or
+    `function-after[...]`) to `loc`; those are not places in the file.
+    """
+    path: list[str | int] = []
+    node = data
+    for part in loc:
+        in_dict = isinstance(node, dict) and isinstance(part, str) and part in node
+        in_list = isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        if in_dict or in_list:
+            node = node[part]
+            path.append(part)
+        elif isinstance(node, dict | list):
+            # A missing key or index: keep it, so the message can name it.
+            path.append(part)
+            node = None
+    return tuple(path)
+
+
+def _dotted(path: Path) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out or "entry"
+
+
+def _field_names(model: type[BaseModel], path: Path) -> list[str]:
+    """The field names allowed at `path`, to suggest a fix for a misspelt key."""
+    current: Any = model
+    for part in path:
+        if isinstance(part, int):
+            continue
+        info = current.model_fields.get(part)
+        if info is None:
+            return []
+        annotation = info.annotation
+        current = _model_in(annotation)
+        if current is None:
+            return []
+    return list(current.model_fields)
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def schema_problems(path: str, source: LoadedYaml, exc: ValidationError) -> list[Problem]:
+    problems: list[Problem] = []
+    errors = exc.errors(include_url=False)
+    item_error_locs = {tuple(e["loc"])[:-1] for e in errors if e["type"] != "too_short"}
+    for error in errors:
+        where = _data_path(source.data, tuple(error["loc"]))
+        kind = error["type"]
+        if kind == "too_short" and any(
+            loc[: len(error["loc"])] == tuple(error["loc"]) for loc in item_error_locs
+        ):
+            # pydantic drops the invalid items before it counts them; the item's own error
+            # already says what is wrong, and "at least 1 item, not 0" would only mislead.
+            continue
+        if kind == "missing":
+            parent, name = where[:-1], where[-1]
+            line, col = source.position(parent, at_key=True) if parent else (1, 1)
+            where_text = f" in {_dotted(parent)}" if parent else ""
+            message = f"missing required field {name!r}{where_text}"
+        elif kind == "extra_forbidden":
+            line, col = source.position(where, at_key=True)
+            name = where[-1]
+            allowed = _field_names(Entry, where[:-1])
+            close = difflib.get_close_matches(str(name), allowed, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            message = f"unknown field {name!r}{hint}"
+        else:
+            line, col = source.position(where)
+            msg = str(error["msg"])
+            msg = msg.removeprefix("Value error, ")
+            message = f"{_dotted(where)}: {msg}"
+        problems.append(Problem(path, line, col, Level.ERROR, Schema.id, message))
+    return problems

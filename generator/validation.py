@@ -1,0 +1,74 @@
+"""The validation pipeline: raw files in, validated entries and the complete problem list out.
+
+Pure: the caller reads the files. A file that fails to load or to match the schema is left out
+of the entry set, and the checks still run on every other file, so one bad entry never hides
+the problems of the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+
+from generator.checks import REGISTRY, EntryDoc
+from generator.checks.schema import schema_problems
+from generator.loading.yaml_source import YamlProblem, load_yaml, yaml_problem
+from generator.model.entry import Entry
+from generator.problems import Problem
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: str  # relative to the repository, with forward slashes
+    raw: bytes
+
+
+@dataclass(frozen=True)
+class ValidationResult:
+    docs: tuple[EntryDoc, ...]
+    problems: tuple[Problem, ...]
+
+    @property
+    def entries(self) -> tuple[Entry, ...]:
+        return tuple(doc.entry for doc in self.docs)
+
+
+def load_doc(source: SourceFile) -> tuple[EntryDoc | None, list[Problem]]:
+    try:
+        loaded = load_yaml(source.raw)
+    except YamlProblem as exc:
+        return None, [yaml_problem(source.path, exc)]
+    try:
+        entry = Entry.model_validate(loaded.data)
+    except ValidationError as exc:
+        return None, schema_problems(source.path, loaded, exc)
+    return EntryDoc(source.path, loaded, entry), []
+
+
+def validate_sources(
+    sources: Sequence[SourceFile], report_for: Iterable[str] | None = None
+) -> ValidationResult:
+    """Validate every source; report problems only for `report_for` paths when given.
+
+    Passing the whole catalog with a narrower `report_for` lets cross-entry checks (unknown
+    related ids, duplicate ids) see every entry while an editor validates one file.
+    """
+    docs: list[EntryDoc] = []
+    problems: list[Problem] = []
+    for source in sources:
+        doc, found = load_doc(source)
+        problems.extend(found)
+        if doc is not None:
+            docs.append(doc)
+    checks = [cls() for cls in REGISTRY.values() if cls.phase == "entry"]
+    for doc in docs:
+        for check in checks:
+            problems.extend(check.validate(doc))
+    for check in checks:
+        problems.extend(check.finalize(docs))
+    if report_for is not None:
+        wanted = set(report_for)
+        problems = [p for p in problems if p.path in wanted]
+    return ValidationResult(tuple(docs), tuple(sorted(set(problems))))
