@@ -1,0 +1,60 @@
+"""The validated set of entries and everything derived from it for pages and the index."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from generator.model.categories import CATEGORIES, CategoryInfo
+from generator.model.entry import Entry, Severity
+
+SEVERITY_ORDER = {s: i for i, s in enumerate(Severity)}
+
+
+@dataclass(frozen=True)
+class XidRow:
+    code: int
+    entry: Entry
+
+
+@dataclass(frozen=True)
+class Catalog:
+    entries: tuple[Entry, ...]
+    by_id: dict[str, Entry] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, entries: Iterable[Entry]) -> Catalog:
+        ordered = tuple(sorted(entries, key=lambda e: e.id))
+        return cls(ordered, {e.id: e for e in ordered})
+
+    def in_category(self, category: CategoryInfo) -> list[Entry]:
+        return sorted(
+            (e for e in self.entries if e.category == category.id),
+            key=lambda e: (SEVERITY_ORDER[e.severity], e.title),
+        )
+
+    def categories(self) -> list[tuple[CategoryInfo, int]]:
+        return [(c, len(self.in_category(c))) for c in CATEGORIES]
+
+    def tags(self) -> dict[str, list[Entry]]:
+        found: dict[str, list[Entry]] = defaultdict(list)
+        for entry in self.entries:
+            for tag in entry.tags:
+                found[tag].append(entry)
+        return {tag: sorted(found[tag], key=lambda e: e.title) for tag in sorted(found)}
+
+    def recent(self, count: int = 10) -> list[Entry]:
+        return sorted(self.entries, key=lambda e: (e.last_reviewed, e.id), reverse=True)[:count]
+
+    def xid_rows(self) -> list[XidRow]:
+        rows = [XidRow(code, e) for e in self.entries for code in e.codes.xid]
+        return sorted(rows, key=lambda r: (r.code, r.entry.id))
+
+    def referenced_by(self, entry_id: str) -> list[Entry]:
+        """Entries that name this one as related or collateral, for the back-links."""
+        return [
+            e
+            for e in self.entries
+            if e.id != entry_id and (entry_id in e.related or entry_id in e.collateral)
+        ]
