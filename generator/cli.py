@@ -29,7 +29,7 @@ def _validate(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         requested.extend(find_entry_files(path))
     catalog_files = find_entry_files(Path(args.entries)) if Path(args.entries).is_dir() else []
-    everything = sorted({p.resolve() for p in [*requested, *catalog_files]})
+    everything = sorted({p.absolute() for p in [*requested, *catalog_files]})
     sources, unreadable = read_sources(everything, base)
     wanted = {relative_name(p, base) for p in requested}
     result = validate_sources(sources, report_for=wanted)

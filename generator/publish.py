@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +21,9 @@ def publish(site: Path, build: Callable[[Path], None]) -> Path:
     """Run `build(target)` into a fresh directory, then atomically point `site` at it."""
     builds = site.parent / BUILDS_DIR
     builds.mkdir(exist_ok=True)
-    target = builds / f"build-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    # A fresh, unique directory: never the one `site` points at, even within the same second.
+    target = Path(tempfile.mkdtemp(prefix=f"build-{time.strftime('%Y%m%d-%H%M%S')}-", dir=builds))
+    target.chmod(0o755)  # mkdtemp makes it private; a web server must be able to read it
     try:
         build(target)
     except BaseException:
@@ -28,7 +31,7 @@ def publish(site: Path, build: Callable[[Path], None]) -> Path:
         raise
     if site.exists() and not site.is_symlink():
         # A plain directory from an older layout: keep it as a build so the swap stays atomic.
-        site.rename(builds / f"legacy-{time.strftime('%Y%m%d-%H%M%S')}")
+        site.rename(tempfile.mkdtemp(prefix="legacy-", dir=builds))
     link = site.parent / f".{site.name}.new-{os.getpid()}"
     if link.is_symlink():
         link.unlink()

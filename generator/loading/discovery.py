@@ -14,12 +14,13 @@ ENTRY_SUFFIXES = (".yaml", ".yml")
 def find_entry_files(root: Path) -> list[Path]:
     if root.is_file():
         return [root]
-    return sorted(p for p in root.rglob("*") if p.suffix in ENTRY_SUFFIXES and p.is_file())
+    # A broken link is kept, so that it is reported as unreadable instead of skipped.
+    return sorted(p for p in root.rglob("*") if p.suffix in ENTRY_SUFFIXES and not p.is_dir())
 
 
 def relative_name(path: Path, base: Path) -> str:
     try:
-        return path.resolve().relative_to(base.resolve()).as_posix()
+        return path.absolute().relative_to(base.absolute()).as_posix()
     except ValueError:
         return path.as_posix()
 
