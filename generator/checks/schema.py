@@ -108,5 +108,11 @@ def schema_problems(path: str, source: LoadedYaml, exc: ValidationError) -> list
             msg = str(error["msg"])
             msg = msg.removeprefix("Value error, ")
             message = f"{_dotted(where)}: {msg}"
+            if kind == "string_type" and isinstance(error.get("input"), dict):
+                # The classic YAML trap: "text: more text" on one line is a mapping.
+                message += (
+                    "; YAML read this text as a mapping because it contains ': ' — "
+                    "put the text in quotes or use a block scalar (>-)"
+                )
         problems.append(Problem(path, line, col, Level.ERROR, Schema.id, message))
     return problems
