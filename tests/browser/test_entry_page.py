@@ -61,3 +61,13 @@ def test_search_finds_the_entry_from_a_pasted_signature_line(site_url: str, page
     # The theme appends ?h=<terms> for highlighting; the page is what matters.
     assert first.get_attribute("href").split("?")[0] == f"{site_url}/failures/{ENTRY}/"
     assert page.errors == []
+
+
+def test_home_page_search_box_hands_the_pasted_line_to_site_search(site_url: str, page) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{site_url}/")
+    page.fill("#tw-q", "NVRM: Xid (PCI:0003:00:00): 74, NVLink: fatal error detected on link 14")
+    page.click(".tw-search button")
+    first = page.locator(".md-search-result__item > a").first
+    first.wait_for(timeout=15000)
+    assert first.get_attribute("href").split("?")[0] == f"{site_url}/failures/{ENTRY}/"
+    assert page.errors == []
