@@ -68,6 +68,25 @@ def _field_names(model: type[BaseModel], path: Path) -> list[str]:
     return list(current.model_fields)
 
 
+def _description(model: type[BaseModel], path: Path) -> str:
+    """The schema's description of the field at `path`, to tell an editor what to write."""
+    names = [p for p in path if isinstance(p, str)]
+    if not names:
+        return ""
+    current: Any = model
+    for name in names[:-1]:
+        info = current.model_fields.get(name)
+        current = _model_in(info.annotation) if info is not None else None
+        if current is None:
+            return ""
+    info = current.model_fields.get(names[-1])
+    return (info.description or "") if info is not None else ""
+
+
+# Errors that mean "nothing written here yet": the message adds what belongs there.
+_EMPTY_KINDS = {"missing", "too_short", "value_error", "string_too_short"}
+
+
 def _model_in(annotation: Any) -> type[BaseModel] | None:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
@@ -114,5 +133,9 @@ def schema_problems(path: str, source: LoadedYaml, exc: ValidationError) -> list
                     "; YAML read this text as a mapping because it contains ': ' — "
                     "put the text in quotes or use a block scalar (>-)"
                 )
+        if kind in _EMPTY_KINDS and (kind != "value_error" or "must not be empty" in message):
+            hint = _description(Entry, where)
+            if hint:
+                message += f": {hint[0].lower()}{hint[1:].rstrip('.')}"
         problems.append(Problem(path, line, col, Level.ERROR, Schema.id, message))
     return problems

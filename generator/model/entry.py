@@ -129,14 +129,14 @@ class Mechanism(_Model):
 
 
 class SymptomRow(_Model):
-    symptom: Line
-    why: Markdown
+    symptom: Line = Field(description="A symptom, in one line.")
+    why: Markdown = Field(description="Why it happens.")
 
 
 class ConfirmStep(_Model):
     command: Text = Field(description="A real command to run.")
     look_for: Text = Field(description="What in its output confirms the failure.")
-    needs_root: bool
+    needs_root: bool = Field(description="true when the command needs root or sudo.")
 
 
 class Signature(_Model):
@@ -153,13 +153,13 @@ class Signature(_Model):
 
 
 class CodeSample(_Model):
-    stack: Stack
-    language: CodeLanguage
-    code: Text
+    stack: Stack = Field(description="pytorch, deepspeed, megatron-lm, huggingface, vllm, generic.")
+    language: CodeLanguage = Field(description="python, bash, yaml, json or text.")
+    code: Text = Field(description="The code, as it should be pasted.")
 
 
 class FixStep(_Model):
-    step: Markdown
+    step: Markdown = Field(description="What to do, and when the answer is hardware service.")
     commands: tuple[Text, ...] = ()
     code: tuple[CodeSample, ...] = ()
 
@@ -174,13 +174,13 @@ class Codes(_Model):
 
 
 class AppliesTo(_Model):
-    component: Line
-    versions: Line | None = None
+    component: Line = Field(description="A product, library or piece of hardware.")
+    versions: Line | None = Field(default=None, description="Versions affected, where known.")
 
 
 class Reference(_Model):
-    title: Line
-    url: Url
+    title: Line = Field(description="The page's title.")
+    url: Url = Field(description="An https URL you have read.")
 
 
 class Example(_Model):
@@ -191,37 +191,67 @@ class Example(_Model):
 
 
 class FaqItem(_Model):
-    q: Line
-    a: Markdown
+    q: Line = Field(description="A question people ask in real threads.")
+    a: Markdown = Field(description="The answer, written for this failure.")
 
 
 class Entry(_Model):
-    id: EntryId
-    title: Line
-    category: Category
-    tags: Annotated[tuple[Tag, ...], Field(min_length=1, max_length=8)]
-    severity: Severity
+    id: EntryId = Field(
+        description="Kebab-case, equal to the file name; the page is /failures/<id>/."
+    )
+    title: Line = Field(description="What a reader searches for, usually the error as printed.")
+    category: Category = Field(description="The category; it must match the entry's folder.")
+    tags: Annotated[tuple[Tag, ...], Field(min_length=1, max_length=8)] = Field(
+        description="One to eight kebab-case tags, the ways in besides the category."
+    )
+    severity: Severity = Field(description="How badly it hurts a run: critical, high, medium, low.")
     layer: Layer = Field(description="Where the fault usually lies: hardware, software or either.")
     summary: Markdown = Field(description="The quick answer, one to three sentences.")
     quick_fix: Line = Field(description="The first action to take, as one line of plain text.")
-    symptom: Markdown
-    root_cause: Markdown
-    mechanism: Mechanism
+    symptom: Markdown = Field(description="What the engineer sees when it happens.")
+    root_cause: Markdown = Field(description="What actually broke.")
+    mechanism: Mechanism = Field(
+        description="What people mistake it for, and what is really happening."
+    )
     observed: Text = Field(description="Raw log lines that a user typically sees.")
-    symptoms: Annotated[tuple[SymptomRow, ...], Field(min_length=1)]
-    affected_systems: Annotated[tuple[Line, ...], Field(min_length=1)]
-    confirm: Annotated[tuple[ConfirmStep, ...], Field(min_length=1)]
-    signatures: Annotated[tuple[Signature, ...], Field(min_length=1)]
-    fix: Annotated[tuple[FixStep, ...], Field(min_length=1)]
-    prevention: Annotated[tuple[Markdown, ...], Field(min_length=1)]
-    codes: Codes = Codes()
-    applies_to: tuple[AppliesTo, ...] = ()
-    references: Annotated[tuple[Reference, ...], Field(min_length=1)]
-    related: tuple[EntryId, ...] = ()
-    collateral: tuple[EntryId, ...] = ()
-    examples: Annotated[tuple[Example, ...], Field(min_length=1)]
-    faq: Annotated[tuple[FaqItem, ...], Field(min_length=3, max_length=6)]
-    last_reviewed: dt.date
+    symptoms: Annotated[tuple[SymptomRow, ...], Field(min_length=1)] = Field(
+        description="Rows of the symptom table: a symptom and why it happens."
+    )
+    affected_systems: Annotated[tuple[Line, ...], Field(min_length=1)] = Field(
+        description="Hardware, software and setups where it happens."
+    )
+    confirm: Annotated[tuple[ConfirmStep, ...], Field(min_length=1)] = Field(
+        description="A checklist of real commands, what to look for, and whether root is needed."
+    )
+    signatures: Annotated[tuple[Signature, ...], Field(min_length=1)] = Field(
+        description="Lines the software prints that identify this failure in a log."
+    )
+    fix: Annotated[tuple[FixStep, ...], Field(min_length=1)] = Field(
+        description="Ordered steps to fix it, with commands and code per stack where they differ."
+    )
+    prevention: Annotated[tuple[Markdown, ...], Field(min_length=1)] = Field(
+        description="What stops it from happening again."
+    )
+    codes: Codes = Field(
+        default=Codes(), description="Xid numbers, NCCL result names and CUDA error enums."
+    )
+    applies_to: tuple[AppliesTo, ...] = Field(
+        default=(), description="Components and versions where known."
+    )
+    references: Annotated[tuple[Reference, ...], Field(min_length=1)] = Field(
+        description="Upstream docs and issue threads you have read (https URLs)."
+    )
+    related: tuple[EntryId, ...] = Field(default=(), description="Ids of neighbouring entries.")
+    collateral: tuple[EntryId, ...] = Field(
+        default=(), description="Ids of failures this one commonly triggers on other ranks."
+    )
+    examples: Annotated[tuple[Example, ...], Field(min_length=1)] = Field(
+        description="Real log excerpts, each with the URL of the thread it comes from."
+    )
+    faq: Annotated[tuple[FaqItem, ...], Field(min_length=3, max_length=6)] = Field(
+        description="Three to six questions people ask, answered for this failure."
+    )
+    last_reviewed: dt.date = Field(description="The date the entry was last checked (YYYY-MM-DD).")
 
 
 def markdown_fields(
