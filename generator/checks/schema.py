@@ -133,9 +133,15 @@ def schema_problems(path: str, source: LoadedYaml, exc: ValidationError) -> list
                     "; YAML read this text as a mapping because it contains ': ' — "
                     "put the text in quotes or use a block scalar (>-)"
                 )
+        if kind == "too_short":
+            ctx = error.get("ctx") or {}
+            wanted = ctx.get("min_length", 1)
+            message = f"{_dotted(where)}: needs at least {wanted} item{'s' if wanted != 1 else ''}"
+            if ctx.get("actual_length"):
+                message += f", has {ctx['actual_length']}"
         if kind in _EMPTY_KINDS and (kind != "value_error" or "must not be empty" in message):
             hint = _description(Entry, where)
             if hint:
-                message += f": {hint[0].lower()}{hint[1:].rstrip('.')}"
+                message += f" — write {hint[0].lower()}{hint[1:].rstrip('.')}"
         problems.append(Problem(path, line, col, Level.ERROR, Schema.id, message))
     return problems

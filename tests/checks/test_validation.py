@@ -87,8 +87,8 @@ def test_schema_errors_point_at_the_key_or_value_at_fault() -> None:
     text = edit(text, "url: https://docs.nvidia.com", "url: http://docs.nvidia.com")
     text = edit(text, "  xid: [79]", "  xid: [79, seventy]")
     assert problems({GOOD: text}) == [
-        f"{GOOD}:1:1: error [schema] missing required field 'layer': where the fault usually "
-        "lies: hardware, software or either",
+        f"{GOOD}:1:1: error [schema] missing required field 'layer' — write where the fault "
+        "usually lies: hardware, software or either",
         f"{GOOD}:5:1: error [schema] unknown field 'titel'; did you mean 'title'?",
         f"{GOOD}:6:11: error [schema] severity: Input should be 'critical', 'high', "
         "'medium' or 'low'",

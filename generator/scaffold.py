@@ -1,0 +1,105 @@
+"""The skeleton that `trainwreck new` writes: every field, a comment on what belongs there,
+and an example. Fields that need the editor's knowledge are left empty, so that `validate`
+fails exactly on them and says what to write; the rest hold sensible starting values.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+SCHEMA_LINE = "# yaml-language-server: $schema=../../schema/entry.schema.json"
+
+_SKELETON = """\
+{schema_line}
+# A new Trainwreck entry. Every field is described in docs/entry-format.md; run
+# `trainwreck validate {path}` to see what is still missing.
+id: {entry_id}
+# What a reader searches for, usually the error as printed,
+# e.g. "Xid 79: GPU has fallen off the bus".
+title: ""
+category: {category}
+# One to eight kebab-case tags, e.g. [xid, pcie, hardware].
+tags: []
+# critical | high | medium | low
+severity: high
+# Where the fault usually lies: hardware | software | either
+layer: either
+# The quick answer, one to three sentences (Markdown).
+summary: ""
+# The first action to take, one line of plain text, e.g. "Drain the node and run dcgmi diag -r 3".
+quick_fix: ""
+# What the engineer sees (Markdown).
+symptom: ""
+# What actually broke (Markdown).
+root_cause: ""
+mechanism:
+  # What people usually blame, e.g. "the network" for a watchdog timeout.
+  mistaken_for: ""
+  # What is really happening, step by step.
+  actually: ""
+# Raw log lines as a user sees them, copied from a real log.
+observed: ""
+# Rows of the symptom table, e.g.
+#   - symptom: nvidia-smi shows "Unable to determine the device handle"
+#     why: The driver no longer has the device.
+symptoms: []
+# Hardware, software and setups where it happens, e.g. "NVIDIA A100 and H100 SXM boards".
+affected_systems: []
+# Real commands, what in their output confirms the failure, and whether they need root, e.g.
+#   - command: dmesg -T | grep -i xid
+#     look_for: A line with Xid 79 and the GPU's PCI address.
+#     needs_root: true
+confirm: []
+# Lines the software prints, copied from its source or a real log, with placeholders
+# {{int}} {{num}} {{hex}} {{pci}} {{word}} {{token}} {{*}} for the parts that vary, e.g.
+#   - pattern: "NVRM: Xid (PCI:{{pci}}{{*}}): 79, "
+#     role: defining        # or context: supporting only, never names the failure alone
+#     seen_in: https://github.com/...   # where that exact text appears
+signatures: []
+# Ordered steps. Say plainly when the answer is "drain the node and replace the GPU", e.g.
+#   - step: Drain the node so the scheduler stops placing jobs on it.
+#     commands:
+#       - scontrol update nodename=$NODE state=drain reason="xid79"
+#     code:                 # only where stacks differ
+#       - stack: pytorch    # pytorch | deepspeed | megatron-lm | huggingface | vllm | generic
+#         language: python  # python | bash | yaml | json | text
+#         code: |
+#           ...
+fix: []
+# What stops it from happening again (Markdown), one item per line.
+prevention: []
+# Xid numbers, ncclResult_t names, CUDA error enums; leave empty lists when none apply.
+codes:
+  xid: []
+  nccl: []
+  cuda: []
+# Components and versions where known, e.g.
+#   - component: NCCL
+#     versions: ">= 2.12"
+applies_to: []
+# Upstream docs and issue threads you have read, e.g.
+#   - title: NVIDIA Xid errors
+#     url: https://docs.nvidia.com/deploy/xid-errors/index.html
+references: []
+# Ids of neighbouring entries, e.g. [nccl-watchdog-timeout].
+related: []
+# Ids of failures this one commonly triggers on other ranks, e.g. [nccl-watchdog-timeout].
+collateral: []
+# Real log excerpts and the public thread each comes from, e.g.
+#   - url: https://github.com/pytorch/pytorch/issues/...
+#     log: |
+#       ...
+examples: []
+# Three to six questions people ask in real threads, answered for this failure, e.g.
+#   - q: Can I reset the GPU without rebooting?
+#     a: ...
+faq: []
+last_reviewed: {today}
+"""
+
+
+def skeleton(entry_id: str, category: str, today: dt.date) -> str:
+    path = f"entries/{category}/{entry_id}.yaml"
+    return _SKELETON.format(
+        schema_line=SCHEMA_LINE, path=path, entry_id=entry_id, category=category, today=today
+    )
