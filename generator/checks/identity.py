@@ -87,3 +87,30 @@ class UnknownRelation(Check):
                         yield doc.problem(
                             self.id, f"{field} names unknown entry {other!r}", (field, i)
                         )
+
+
+@register
+class AliasCollision(Check):
+    """An alias (a former id) is unique: it names no current entry and no other alias.
+
+    Fails: `aliases: [nan-loss]` while `nan-loss` is an entry, or two entries listing one alias.
+    """
+
+    id = "alias-collision"
+
+    def finalize(self, docs: Sequence[EntryDoc]) -> Iterable[Problem]:
+        ids = {doc.entry.id: doc for doc in docs}
+        first_holder: dict[str, EntryDoc] = {}
+        for doc in sorted(docs, key=lambda d: d.path):
+            for i, alias in enumerate(doc.entry.aliases):
+                where = ("aliases", i)
+                if alias in ids:
+                    owner = "this entry" if ids[alias] is doc else ids[alias].path
+                    yield doc.problem(self.id, f"alias {alias!r} is the id of {owner}", where)
+                elif alias in first_holder and first_holder[alias] is not doc:
+                    other = first_holder[alias].path
+                    yield doc.problem(
+                        self.id, f"alias {alias!r} is already an alias in {other}", where
+                    )
+                else:
+                    first_holder.setdefault(alias, doc)

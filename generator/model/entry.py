@@ -199,6 +199,9 @@ class Entry(_Model):
     id: EntryId = Field(
         description="Kebab-case, equal to the file name; the page is /failures/<id>/."
     )
+    aliases: tuple[EntryId, ...] = Field(
+        default=(), description="Former ids; each old URL redirects to this entry."
+    )
     title: Line = Field(description="What a reader searches for, usually the error as printed.")
     category: Category = Field(description="The category; it must match the entry's folder.")
     tags: Annotated[tuple[Tag, ...], Field(min_length=1, max_length=8)] = Field(

@@ -168,3 +168,19 @@ def test_markdown_lint_points_into_block_scalars() -> None:
         f"{GOOD}:48:5: error [markdown] raw HTML is not allowed: '<script>alert(1)</script> "
         "Watch `dmesg` '",
     ]
+
+
+def test_aliases_must_not_collide_with_ids_or_each_other() -> None:
+    first = edit(
+        entry_yaml(), "title:", "aliases: [gpu-fell-off-bus, xid-48-double-bit-ecc]\ntitle:"
+    )
+    second = edit(
+        entry_yaml("xid-48-double-bit-ecc"), "title:", "aliases: [gpu-fell-off-bus]\ntitle:"
+    )
+    assert problems({GOOD: first, "entries/gpu-hardware/xid-48-double-bit-ecc.yaml": second}) == [
+        # The first file by path keeps the alias; the later one is told.
+        f"{GOOD}:2:11: error [alias-collision] alias 'gpu-fell-off-bus' is already an alias in "
+        "entries/gpu-hardware/xid-48-double-bit-ecc.yaml",
+        f"{GOOD}:2:29: error [alias-collision] alias 'xid-48-double-bit-ecc' is the id of "
+        "entries/gpu-hardware/xid-48-double-bit-ecc.yaml",
+    ]
