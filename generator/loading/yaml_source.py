@@ -8,6 +8,7 @@ graph itself, refuses what an entry never needs, and records a position for ever
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,6 +102,11 @@ def _place(mark: Any) -> tuple[int, int]:
     return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
 
 
+# The characters YAML 1.1 does not allow in a stream (PyYAML's Reader refuses them before it
+# parses anything); found here first, so the problem gets a line and a column.
+_CONTROL = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
 def _decode(raw: bytes) -> str:
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise YamlProblem("file-encoding", "file is UTF-16; save it as UTF-8", 1, 1)
@@ -122,11 +128,14 @@ def _decode(raw: bytes) -> str:
             line,
             col,
         ) from None
-    nul = text.find("\x00")
-    if nul >= 0:
-        line = text.count("\n", 0, nul) + 1
-        col = nul - (text.rfind("\n", 0, nul) + 1) + 1
-        raise YamlProblem("file-encoding", "NUL byte in file; entries are plain text", line, col)
+    bad = _CONTROL.search(text)
+    if bad:
+        at = bad.start()
+        line = text.count("\n", 0, at) + 1
+        col = at - (text.rfind("\n", 0, at) + 1) + 1
+        char = bad.group()
+        what = "NUL byte" if char == "\x00" else f"character U+{ord(char):04X}"
+        raise YamlProblem("file-encoding", f"{what} in file; entries are plain text", line, col)
     return text
 
 
@@ -204,7 +213,10 @@ def load_yaml(raw: bytes) -> LoadedYaml:
             1,
         )
     text = _decode(raw)
-    loader = _StrictLoader(text)
+    try:
+        loader = _StrictLoader(text)
+    except yaml.YAMLError as exc:
+        raise YamlProblem("yaml-syntax", str(exc).splitlines()[0], 1, 1) from None
     try:
         try:
             root = loader.get_single_node()
