@@ -1,0 +1,63 @@
+"""The engine on logs held in memory: the entry point for validation and tests.
+
+`trainwreck diagnose` streams files through the same Scanner and Tally (see inputs.py and the
+command layer); this module serves callers whose logs are already bytes, such as an entry's
+examples and the benign corpus.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from generator.diagnose.index import SignatureIndex
+from generator.diagnose.lineinfo import rank_from_path
+from generator.diagnose.scan import LineMatch, Scanner, ScanProblem, ScanStats
+from generator.diagnose.triage import Diagnosis, Tally, triage
+
+
+@dataclass(frozen=True)
+class LogBytes:
+    """A whole log in memory: the name to report it by, and its raw bytes."""
+
+    name: str
+    raw: bytes
+
+
+@dataclass
+class Run:
+    diagnosis: Diagnosis
+    stats: ScanStats = field(default_factory=ScanStats)
+    problems: list[ScanProblem] = field(default_factory=list)
+
+
+def scan_log(scanner: Scanner, log: LogBytes, file_index: int = 0) -> list[LineMatch]:
+    stream = io.BytesIO(log.raw)
+    return list(
+        scanner.scan(
+            stream.read,
+            log.name,
+            file_index,
+            ScanStats(),
+            [],
+            file_rank=rank_from_path(log.name),
+        )
+    )
+
+
+def diagnose_logs(
+    index: SignatureIndex, logs: Sequence[LogBytes], scanner: Scanner | None = None
+) -> Run:
+    scanner = scanner or Scanner(index)
+    tally = Tally(index)
+    stats = ScanStats()
+    problems: list[ScanProblem] = []
+    for i, log in enumerate(logs):
+        stream = io.BytesIO(log.raw)
+        tally.add_all(
+            scanner.scan(
+                stream.read, log.name, i, stats, problems, file_rank=rank_from_path(log.name)
+            )
+        )
+    return Run(triage(tally), stats, problems)

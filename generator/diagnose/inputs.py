@@ -1,0 +1,215 @@
+"""Log inputs: files, folders and stdin, decompressed while they are read.
+
+The one module of the diagnosis engine that touches the file system. Compression is told from
+the first bytes, not the name: gzip, bzip2 and xz are read as they stream; zstd and zip
+archives are named so the user knows what to do. Read failures (a truncated `.gz`, corrupt
+data, an I/O error) become `LogReadError`, which the scanner turns into a problem after
+diagnosing every line it did read.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import os
+import re
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import BinaryIO, Protocol, cast
+
+from generator.diagnose.scan import LogReadError
+
+STDIN_NAME = "<stdin>"
+
+
+class InputError(Exception):
+    """An input that cannot be used at all: a missing path, a folder with no files."""
+
+
+@dataclass(frozen=True)
+class LogInput:
+    name: str  # as reported: the path as given, or joined under the folder that was given
+    path: str | None  # None for stdin
+    explicit: bool  # named on the command line, not found by walking a folder
+    size: int | None  # on disk, for progress; None when unknown
+
+
+def _natural(text: str) -> list[tuple[int, int | str]]:
+    """Sort key that puts rank2 before rank10."""
+    return [(0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", text) if p]
+
+
+def _walk(root: str) -> list[str]:
+    found: list[str] = []
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = [d for d in subfolders if not d.startswith(".")]
+        for name in files:
+            full = os.path.join(folder, name)
+            if not name.startswith(".") and os.path.isfile(full):
+                found.append(os.path.relpath(full, root))
+    found.sort(key=lambda rel: [_natural(part) for part in rel.split(os.sep)])
+    return [os.path.join(root, rel) for rel in found]
+
+
+def _display(path: str) -> str:
+    return path.replace(os.sep, "/")
+
+
+def resolve_inputs(args: Sequence[str]) -> list[LogInput]:
+    """Every log the arguments name, in order; folders are walked (hidden names skipped)."""
+    inputs: list[LogInput] = []
+    if list(args).count("-") > 1:
+        raise InputError("-: standard input can be read only once")
+    for arg in args:
+        if arg == "-":
+            inputs.append(LogInput(STDIN_NAME, None, True, None))
+        elif os.path.isdir(arg):
+            files = _walk(arg)
+            if not files:
+                raise InputError(f"{arg}: no files in this folder")
+            inputs.extend(LogInput(_display(p), p, False, _size(p)) for p in files)
+        elif os.path.exists(arg):
+            inputs.append(LogInput(_display(arg), arg, True, _size(arg)))
+        else:
+            raise InputError(f"{arg}: no such file or directory")
+    return inputs
+
+
+def _size(path: str) -> int | None:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return None
+
+
+class _Decompressing(Protocol):
+    def read1(self, size: int = -1, /) -> bytes: ...
+
+
+class _Counted:
+    """The raw stream, with bytes already read put back in front and a count of bytes read."""
+
+    def __init__(self, raw: BinaryIO, head: bytes) -> None:
+        self._raw = raw
+        self._head = head
+        self.count = len(head)
+
+    def read(self, size: int = -1, /) -> bytes:
+        if self._head:
+            head, self._head = self._head, b""
+            if size < 0 or size >= len(head):
+                more = self._raw.read(-1 if size < 0 else size - len(head))
+                self.count += len(more)
+                return head + more
+            self._head = head[size:]
+            return head[:size]
+        data = self._raw.read(size)
+        self.count += len(data)
+        return data
+
+
+_UNSUPPORTED = (
+    (
+        b"\x28\xb5\x2f\xfd",
+        "is zstd-compressed; decompress it first: zstd -dc FILE | trainwreck diagnose -",
+    ),
+    (b"PK\x03\x04", "is a zip archive; unpack it first"),
+)
+
+
+class OpenLog:
+    """A log opened for streaming: `read(n)` gives decompressed bytes or raises LogReadError."""
+
+    def __init__(self, log: LogInput, stdin: BinaryIO | None = None) -> None:
+        self.log = log
+        self._own: BinaryIO | None = None
+        if log.path is None:
+            if stdin is None:
+                raise LogReadError("standard input is not available")
+            raw = stdin
+        else:
+            try:
+                raw = self._own = open(log.path, "rb")  # noqa: SIM115 - closed in close()
+            except OSError as exc:
+                raise LogReadError(exc.strerror or str(exc)) from None
+        try:
+            head = _read_head(raw, 6)
+        except OSError as exc:
+            self.close()
+            raise LogReadError(exc.strerror or str(exc)) from None
+        for magic, message in _UNSUPPORTED:
+            if head.startswith(magic):
+                self.close()
+                raise LogReadError(message)
+        self._counted = _Counted(raw, head)
+        self._failure: LogReadError | None = None
+        self.kind = "plain"
+        self._stream: _Decompressing | None = None
+        fileobj = cast(BinaryIO, self._counted)
+        if head.startswith(b"\x1f\x8b"):
+            self.kind, self._stream = "gzip", gzip.GzipFile(fileobj=fileobj, mode="rb")
+        elif head.startswith(b"BZh") and head[3:4].isdigit():
+            self.kind, self._stream = "bzip2", bz2.BZ2File(fileobj)
+        elif head.startswith(b"\xfd7zXZ\x00"):
+            self.kind, self._stream = "xz", lzma.LZMAFile(fileobj)  # noqa: SIM115
+
+    def read(self, size: int) -> bytes:
+        """Up to `size` bytes; b"" at the end. A failure is raised only once the bytes
+        decompressed before it have been returned, so nothing that was read is lost."""
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise failure
+        if self._stream is None:
+            try:
+                return self._counted.read(size)
+            except OSError as exc:
+                raise LogReadError(f"read error: {exc.strerror or exc}") from None
+        parts: list[bytes] = []
+        got = 0
+        while got < size:
+            try:
+                data = self._stream.read1(size - got)
+            except EOFError:
+                self._failure = LogReadError(
+                    f"{self.kind} data ends early (a truncated file); "
+                    "the lines before the cut were diagnosed"
+                )
+                break
+            except (OSError, zlib.error, lzma.LZMAError) as exc:
+                self._failure = LogReadError(f"{self.kind} data is corrupt ({exc})")
+                break
+            if not data:
+                break
+            parts.append(data)
+            got += len(data)
+        if not parts and self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise failure
+        return b"".join(parts)
+
+    def position(self) -> int:
+        """Raw (compressed) bytes read so far, for progress."""
+        return self._counted.count
+
+    def close(self) -> None:
+        if self._own is not None:
+            self._own.close()
+            self._own = None
+
+    def __enter__(self) -> OpenLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _read_head(raw: BinaryIO, size: int) -> bytes:
+    head = b""
+    while len(head) < size:
+        more = raw.read(size - len(head))
+        if not more:
+            break
+        head += more
+    return head

@@ -1,0 +1,234 @@
+"""What a log line says about where and when it was printed: rank, timestamp and host.
+
+Ranks come from line prefixes (torchrun's `[rank3]:` and `[default3]:`, srun `--label`'s
+`3: `), from the message (`Rank 3`), or from the file's path (`rank3.log`, `...-rank-3...`,
+torchrun's `attempt_0/3/stdout.log`, `node2/...`). Timestamps are read in ISO 8601 and Python
+logging form, glog form (`E0626 06:24:44.903`, and PyTorch's `[E626 06:24:44.903881913 ...]`),
+`dmesg -T` form, syslog form and raw `dmesg` form (`[  123.456]`, seconds since boot). Hosts come
+from NCCL's `host:pid:tid [dev]` prefix and from syslog lines.
+
+Only the start of a line is read (`HEAD_CHARS`): prefixes and timestamps live there, and a
+bound keeps the cost of a line fixed.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+HEAD_CHARS = 512
+
+_MONTHS = {name: i for i, name in enumerate(calendar.month_abbr) if name}
+_MONTH_RE = "|".join(_MONTHS)
+# Seconds from the start of a leap year to each month, so that Feb 29 has a place.
+_MONTH_START = [0.0] * 13
+for _m in range(2, 13):
+    _MONTH_START[_m] = _MONTH_START[_m - 1] + calendar.monthrange(2000, _m - 1)[1] * 86400.0
+
+
+@dataclass(frozen=True)
+class Timestamp:
+    """A point in time as a log line gives it, with the keys it can be compared by.
+
+    `absolute` (seconds since the epoch, UTC; a time without a zone is taken as UTC) exists
+    when the line names the year; `yearless` (seconds since January 1) exists for every
+    wall-clock time; `boot` (seconds since the machine booted) only for raw dmesg lines.
+    """
+
+    text: str
+    absolute: float | None
+    yearless: float | None
+    boot: float | None
+
+
+@dataclass(frozen=True)
+class LineInfo:
+    prefix_rank: int | None  # torchrun [rankN]: / [defaultN]:, or srun's "N: "
+    text_rank: int | None  # "Rank N" in the message
+    time: Timestamp | None
+    host: str | None
+
+
+_SRUN = re.compile(r" {0,8}(\d{1,6}): ")
+_TORCHRUN = re.compile(r"\[(?:rank|default)(\d{1,6})\]:")
+_TEXT_RANK = re.compile(r"(?<![A-Za-z])Rank (\d{1,6})(?![0-9])")
+
+_ISO = re.compile(
+    r"(?<![0-9])(\d{4})-(\d{2})-(\d{2})[T _](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?"
+    r"(Z|[+-]\d{2}:?\d{2}(?![0-9]))?(?![0-9])"
+)
+_GLOG = re.compile(r"(?<![A-Za-z0-9])[IWEF](\d{3,4}|\d{8}) (\d{2}):(\d{2}):(\d{2})\.(\d{1,9})")
+_DMESG_T = re.compile(
+    rf"\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ({_MONTH_RE}) {{1,2}}(\d{{1,2}}) "
+    r"(\d{2}):(\d{2}):(\d{2}) (\d{4})\]"
+)
+_SYSLOG = re.compile(
+    rf"({_MONTH_RE}) {{1,2}}(\d{{1,2}}) (\d{{2}}):(\d{{2}}):(\d{{2}}) ([A-Za-z0-9][\w.-]*) "
+)
+_DMESG_RAW = re.compile(r"\[ *(\d{1,10})\.(\d{1,9})\]")
+_NCCL_HOST = re.compile(r"([A-Za-z0-9][\w.-]*):\d+:\d+ \[\d+\] ")
+
+
+def _fraction(digits: str | None) -> float:
+    return int(digits) / 10 ** len(digits) if digits else 0.0
+
+
+def _valid(month: int, day: int, hour: int, minute: int, second: int) -> bool:
+    return 1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 61
+
+
+def _yearless(month: int, day: int, hour: int, minute: int, second: float) -> float:
+    return _MONTH_START[month] + (day - 1) * 86400.0 + hour * 3600.0 + minute * 60.0 + second
+
+
+def _wall(
+    year: int | None,
+    month: int,
+    day: int,
+    hms: tuple[int, int, int],
+    frac: str | None,
+    zone: str | None = None,
+) -> Timestamp | None:
+    hour, minute, second = hms
+    if not _valid(month, day, hour, minute, second):
+        return None
+    seconds = second + _fraction(frac)
+    clock = f"{hour:02d}:{minute:02d}:{second:02d}" + (f".{frac}" if frac else "")
+    if year is None:
+        return Timestamp(
+            f"--{month:02d}-{day:02d}T{clock}",
+            None,
+            _yearless(month, day, hour, minute, seconds),
+            None,
+        )
+    try:
+        when = dt.datetime(year, month, day, hour, minute, min(second, 59), tzinfo=dt.UTC)
+    except ValueError:
+        return None
+    offset = 0.0
+    suffix = ""
+    if zone:
+        suffix = "Z" if zone == "Z" else f"{zone[:3]}:{zone[-2:]}"
+        if zone != "Z":
+            sign = -1 if zone[0] == "-" else 1
+            offset = sign * (int(zone[1:3]) * 3600 + int(zone[-2:]) * 60)
+    absolute = when.timestamp() + (seconds - min(second, 59)) - offset
+    yearless = _yearless(month, day, hour, minute, seconds)
+    if offset:
+        utc = dt.datetime.fromtimestamp(absolute, dt.UTC)
+        yearless = _yearless(
+            utc.month, utc.day, utc.hour, utc.minute, utc.second + utc.microsecond / 1e6
+        )
+    return Timestamp(f"{year:04d}-{month:02d}-{day:02d}T{clock}{suffix}", absolute, yearless, None)
+
+
+def _from_match(kind: str, m: re.Match[str]) -> Timestamp | None:
+    g = m.groups()
+    if kind == "iso":
+        return _wall(int(g[0]), int(g[1]), int(g[2]), (int(g[3]), int(g[4]), int(g[5])), g[6], g[7])
+    if kind == "glog":
+        date = g[0]
+        year = int(date[:4]) if len(date) == 8 else None
+        month, day = int(date[-4:-2]), int(date[-2:])
+        return _wall(year, month, day, (int(g[1]), int(g[2]), int(g[3])), g[4])
+    if kind == "dmesg-T":
+        return _wall(int(g[5]), _MONTHS[g[0]], int(g[1]), (int(g[2]), int(g[3]), int(g[4])), None)
+    if kind == "syslog":
+        return _wall(None, _MONTHS[g[0]], int(g[1]), (int(g[2]), int(g[3]), int(g[4])), None)
+    # raw dmesg: seconds since boot
+    seconds = int(g[0]) + _fraction(g[1])
+    return Timestamp(f"boot+{int(g[0])}.{g[1]}s", None, None, seconds)
+
+
+def _timestamp(rest: str) -> tuple[Timestamp | None, str | None]:
+    """The earliest timestamp in the head of a line, and the host a syslog prefix names."""
+    found: list[tuple[int, int, str, re.Match[str]]] = []
+    for priority, (kind, regex, anchored) in enumerate(
+        (
+            ("syslog", _SYSLOG, True),
+            ("dmesg-raw", _DMESG_RAW, True),
+            ("iso", _ISO, False),
+            ("dmesg-T", _DMESG_T, False),
+            ("glog", _GLOG, False),
+        )
+    ):
+        m = regex.match(rest) if anchored else regex.search(rest)
+        if m is not None:
+            found.append((m.start(), priority, kind, m))
+    for _, _, kind, m in sorted(found, key=lambda f: (f[0], f[1])):
+        stamp = _from_match(kind, m)
+        if stamp is not None:
+            return stamp, (m.group(6) if kind == "syslog" else None)
+    return None, None
+
+
+def read_line(text: str) -> LineInfo:
+    """Rank, time and host as the line itself states them (nothing inherited)."""
+    head = text[:HEAD_CHARS]
+    rest = head
+    prefix_rank: int | None = None
+    m = _SRUN.match(rest)
+    if m is not None:
+        prefix_rank = int(m.group(1))
+        rest = rest[m.end() :]
+    m = _TORCHRUN.match(rest.lstrip(" "))
+    if m is not None:
+        prefix_rank = int(m.group(1))
+        rest = rest.lstrip(" ")[m.end() :]
+    rest = rest.lstrip(" ")
+    time, host = _timestamp(rest)
+    if host is None:
+        m = _NCCL_HOST.match(rest)
+        if m is None:
+            # NCCL lines often follow a timestamp or a log-level prefix.
+            m = _NCCL_HOST.search(rest, 0, 200)
+            if m is not None and m.start() > 0 and rest[m.start() - 1] not in " ]":
+                m = None
+        host = m.group(1) if m is not None else None
+    m = _TEXT_RANK.search(head)
+    text_rank = int(m.group(1)) if m is not None else None
+    return LineInfo(prefix_rank, text_rank, time, host)
+
+
+_SUFFIXES = (".gz", ".bz2", ".xz", ".log", ".txt", ".out", ".err")
+_NAME_RANK = re.compile(r"(?:^|[^A-Za-z])rank[-_.]?(\d{1,6})(?![0-9])", re.IGNORECASE)
+_DIR_RANK = re.compile(r"rank[-_.]?(\d{1,6})", re.IGNORECASE)
+_DIR_NODE = re.compile(r"node[-_.]?(\d{1,6})", re.IGNORECASE)
+_ATTEMPT = re.compile(r"attempt_\d+")
+
+
+def rank_from_path(path: str) -> int | None:
+    """The rank a log's path names, most specific first.
+
+    `rank3.log`, `train-rank-3.out` and `rank_3/stdout` name rank 3; so does torchrun's
+    `--log-dir` layout `.../attempt_0/3/stdout.log`. A `node2/` folder names rank 2 only when
+    nothing finer does (one log per node).
+    """
+    parts = [p for p in path.replace("\\", "/").split("/") if p]
+    if not parts:
+        return None
+    stem = parts[-1]
+    while True:
+        for suffix in _SUFFIXES:
+            if stem.lower().endswith(suffix) and len(stem) > len(suffix):
+                stem = stem[: -len(suffix)]
+                break
+        else:
+            break
+    m = _NAME_RANK.search(stem)
+    if m is not None:
+        return int(m.group(1))
+    dirs = parts[:-1]
+    for folder in reversed(dirs):
+        m = _DIR_RANK.fullmatch(folder)
+        if m is not None:
+            return int(m.group(1))
+    if len(dirs) >= 2 and dirs[-1].isdigit() and _ATTEMPT.fullmatch(dirs[-2]):
+        return int(dirs[-1])
+    for folder in reversed(dirs):
+        m = _DIR_NODE.fullmatch(folder)
+        if m is not None:
+            return int(m.group(1))
+    return None

@@ -1,0 +1,341 @@
+"""The scanner: stream a log in blocks, find the lines that match signatures, and say where.
+
+A log is read in blocks of `CHUNK_BYTES`; it is never held whole. Each block ends on a line
+break, so no line is split between blocks. The prefilter finds every signature anchor in the
+block at once; only the lines around those anchors are decoded and checked with the pattern
+matchers, which keeps the cost per megabyte close to the prefilter's own.
+
+Line rules (the same in the browser engine; see index.py): a line ends at LF or at a lone CR
+(so a progress bar redrawn with CR is several lines), line numbers count LF as `grep -n`
+does, ANSI escape sequences are removed, only the first `max_line_bytes` bytes of a line are
+matched (the rest is counted and skipped), and bytes are decoded as UTF-8 with U+FFFD for
+anything invalid. NUL bytes are ordinary characters.
+
+A line that gives no timestamp (a traceback line, say) takes the latest timestamp printed
+before it by the same stream (the same file and rank prefix), looking back at most
+`LOOKBACK_LINES` lines; hosts are inherited the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+from generator.diagnose.index import SignatureIndex
+from generator.diagnose.lineinfo import HEAD_CHARS, Timestamp, read_line
+from generator.diagnose.prefilter import Prefilter, make_prefilter
+
+CHUNK_BYTES = 4 << 20
+LOOKBACK_BYTES = 64 << 10
+LOOKBACK_LINES = 64
+BINARY_SAMPLE = 8192
+BINARY_RATIO = 0.3
+
+_CSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
+# Control bytes that text logs do not contain (TAB, LF, VT, FF, CR, BS and ESC are allowed).
+_ODD_CONTROLS = bytes(b for b in range(32) if b not in b"\t\n\x0b\x0c\r\x08\x1b") + b"\x7f"
+
+Read = Callable[[int], bytes]
+
+
+class LogReadError(Exception):
+    """Reading the rest of a log failed: truncated or corrupt compressed data, an I/O error."""
+
+
+@dataclass(frozen=True)
+class LineMatch:
+    """One log line that matched at least one signature, with what the log says about it."""
+
+    file: str
+    file_index: int  # input order, for ordering by position
+    line: int  # 1-based, counting LF
+    offset: int  # of the line in the (decompressed) stream: orders lines split by CR
+    text: str
+    signatures: tuple[int, ...]  # numbers of the signatures that match, ascending
+    rank: int | None
+    stream: int | None  # the line's rank prefix: lines of one stream share it
+    time: Timestamp | None
+    host: str | None
+
+
+@dataclass
+class ScanStats:
+    files: int = 0
+    bytes: int = 0
+    lines: int = 0
+    long_lines: int = 0
+    skipped_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class ScanProblem:
+    file: str
+    message: str
+    kind: Literal["binary", "read"]
+
+
+def binary_reason(sample: bytes) -> str | None:
+    """Why the first bytes of a log show that it is not text, or None when it looks like text."""
+    if sample.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "is UTF-16 text; convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)"
+    if not sample:
+        return None
+    controls = len(sample) - len(sample.translate(None, _ODD_CONTROLS))
+    text = sample.decode("utf-8", "replace")
+    invalid = text.count("\ufffd") - sample.count("\ufffd".encode())
+    if (controls + invalid) / len(text) > BINARY_RATIO:
+        return "does not look like a text log (binary data)"
+    return None
+
+
+def _line_end(buf: bytes, start: int, has_cr: bool) -> int:
+    end = buf.find(b"\n", start)
+    if end < 0:
+        end = len(buf)
+    if has_cr:
+        cr = buf.find(b"\r", start, end)
+        if cr >= 0:
+            end = cr
+    return end
+
+
+def _line_start(buf: bytes, before: int, floor: int, has_cr: bool) -> int:
+    start = buf.rfind(b"\n", floor, before) + 1
+    if has_cr:
+        start = max(start, buf.rfind(b"\r", floor, before) + 1)
+    return max(start, floor)
+
+
+def _first_break(data: bytes) -> int:
+    lf, cr = data.find(b"\n"), data.find(b"\r")
+    if lf < 0 or (0 <= cr < lf):
+        return cr
+    return lf
+
+
+def _long_lines(block: bytes, cap: int, has_cr: bool) -> tuple[int, int]:
+    """How many lines of the block are longer than `cap` bytes, and their bytes past it."""
+    count = skipped = 0
+    pos, size = 0, len(block)
+    while pos + cap < size:
+        brk = block.rfind(b"\n", pos, pos + cap + 1)
+        if has_cr:
+            brk = max(brk, block.rfind(b"\r", pos, pos + cap + 1))
+        if brk >= 0:
+            pos = brk + 1
+            continue
+        end = _line_end(block, pos, has_cr)
+        count += 1
+        skipped += end - pos - cap
+        pos = end + 1
+    return count, skipped
+
+
+@dataclass
+class _Memo:
+    """The last resolved matched line of a stream, so look-backs never cover a line twice."""
+
+    offset: int
+    time: Timestamp | None
+    host: str | None
+
+
+@dataclass
+class _FileState:
+    name: str
+    file_index: int
+    file_rank: int | None
+    memos: dict[int | None, _Memo] = field(default_factory=dict)
+    prev_tail: bytes = b""  # the last LOOKBACK_BYTES before the current block
+
+
+class Scanner:
+    def __init__(self, index: SignatureIndex, prefilter: Prefilter | None = None) -> None:
+        self.index = index
+        self.cap = index.max_line_bytes
+        self.prefilter = prefilter or make_prefilter(index.anchors)
+        self._anchor_len = tuple(len(a) for a in index.anchors)
+
+    def scan(
+        self,
+        read: Read,
+        name: str,
+        file_index: int,
+        stats: ScanStats,
+        problems: list[ScanProblem],
+        *,
+        file_rank: int | None = None,
+        tick: Callable[[], None] | None = None,
+    ) -> Iterator[LineMatch]:
+        """Every matching line of one log, in order. Problems are appended, never raised."""
+        state = _FileState(name, file_index, file_rank)
+        cap = self.cap
+        carry = b""
+        skipping = False
+        first = True
+        ends_with_break = True
+        line_base, offset_base = 1, 0
+        error: LogReadError | None = None
+        while True:
+            try:
+                data = read(CHUNK_BYTES)
+            except LogReadError as exc:
+                data, error = b"", exc
+            final = not data
+            if data:
+                if first:
+                    first = False
+                    why = binary_reason(data[:BINARY_SAMPLE])
+                    if why is not None:
+                        problems.append(ScanProblem(name, why, "binary"))
+                        return
+                stats.bytes += len(data)
+                ends_with_break = data.endswith(b"\n")
+                if tick is not None:
+                    tick()
+                if skipping:
+                    brk = _first_break(data)
+                    if brk < 0:
+                        stats.skipped_bytes += len(data)
+                        continue
+                    stats.skipped_bytes += brk
+                    data = data[brk:]
+                    skipping = False
+                last = max(data.rfind(b"\n"), data.rfind(b"\r"))
+                block: bytes | None = None
+                if last < 0:
+                    carry += data
+                else:
+                    block, carry = carry + data[: last + 1], data[last + 1 :]
+                if len(carry) > cap:
+                    stats.long_lines += 1
+                    stats.skipped_bytes += len(carry) - cap
+                    carry, skipping = carry[:cap], True
+                if block is None:
+                    continue
+            else:
+                block, carry = carry, b""
+            offset_base += yield from self._block(block, line_base, offset_base, state, stats)
+            breaks = block.count(b"\n")
+            stats.lines += breaks
+            line_base += breaks
+            if final:
+                break
+        stats.files += 1
+        if not first and not ends_with_break:
+            stats.lines += 1
+        if error is not None:
+            problems.append(ScanProblem(name, str(error), "read"))
+
+    def _block(
+        self, block: bytes, line_base: int, offset_base: int, state: _FileState, stats: ScanStats
+    ) -> Generator[LineMatch, None, int]:
+        """The matches of one block; returns its length once escape sequences are removed."""
+        cap = self.cap
+        if b"\x1b" in block:
+            block = _CSI.sub(b"", block)
+        has_cr = b"\r" in block
+        count, skipped = _long_lines(block, cap, has_cr)
+        stats.long_lines += count
+        stats.skipped_bytes += skipped
+        found = self.prefilter.scan(block)
+        if found:
+            starts: dict[int, set[int]] = {}
+            for anchor, end in found:
+                start = _line_start(block, end - self._anchor_len[anchor], 0, has_cr)
+                starts.setdefault(start, set()).add(anchor)
+            counted_to, line = 0, line_base
+            for start in sorted(starts):
+                line += block.count(b"\n", counted_to, start)
+                counted_to = start
+                end = min(_line_end(block, start, has_cr), start + cap)
+                text = block[start:end].decode("utf-8", "replace")
+                numbers = sorted(
+                    n
+                    for anchor in starts[start]
+                    for n in self.index.by_anchor[anchor]
+                    if self.index.signatures[n].matcher.search(text)
+                )
+                if numbers:
+                    yield self._match(block, start, offset_base, line, text, numbers, state)
+        # The last LOOKBACK_BYTES before the next block, however small the blocks are.
+        joined = state.prev_tail + block if len(block) < LOOKBACK_BYTES else block
+        state.prev_tail = joined[-LOOKBACK_BYTES:]
+        return len(block)
+
+    def _match(
+        self,
+        block: bytes,
+        start: int,
+        offset_base: int,
+        line: int,
+        text: str,
+        numbers: list[int],
+        state: _FileState,
+    ) -> LineMatch:
+        info = read_line(text)
+        stream = info.prefix_rank
+        time, host = info.time, info.host
+        memo = state.memos.get(stream)
+        if time is None or host is None:
+            found_time, found_host = self._look_back(block, start, offset_base, stream, state)
+            time = time or found_time
+            host = host or found_host
+            if host is None and memo is not None:
+                host = memo.host  # a stream's host does not change
+        offset = offset_base + start
+        state.memos[stream] = _Memo(offset, time, host)
+        rank = next(
+            (r for r in (info.prefix_rank, state.file_rank, info.text_rank) if r is not None),
+            None,
+        )
+        return LineMatch(
+            state.name,
+            state.file_index,
+            line,
+            offset,
+            text,
+            tuple(numbers),
+            rank,
+            stream,
+            time,
+            host,
+        )
+
+    def _look_back(
+        self, block: bytes, start: int, offset_base: int, stream: int | None, state: _FileState
+    ) -> tuple[Timestamp | None, str | None]:
+        """The latest time and host printed before `start` by the same stream, if close."""
+        if start < LOOKBACK_BYTES and state.prev_tail:
+            keep = LOOKBACK_BYTES - start
+            window = state.prev_tail[-keep:] + block[:start]
+            window_offset = offset_base - min(keep, len(state.prev_tail))
+        else:
+            window, window_offset = block, offset_base
+        pos = start + offset_base - window_offset
+        floor = max(0, pos - LOOKBACK_BYTES)
+        has_cr = b"\r" in window[floor:pos]
+        memo = state.memos.get(stream)
+        time: Timestamp | None = None
+        host: str | None = None
+        lines = 0
+        while lines < LOOKBACK_LINES and pos > floor:
+            line_start = _line_start(window, pos - 1, floor, has_cr)
+            if memo is not None and window_offset + line_start <= memo.offset:
+                # Every line since the stream's last match was read: inherit from it.
+                return time or memo.time, host or memo.host
+            head = window[line_start : min(pos - 1, line_start + HEAD_CHARS)]
+            pos = line_start
+            if not head:
+                continue
+            lines += 1
+            info = read_line(head.decode("utf-8", "replace"))
+            if info.prefix_rank != stream:
+                continue
+            time = time or info.time
+            host = host or info.host
+            if time is not None and host is not None:
+                break
+        return time, host

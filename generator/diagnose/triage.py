@@ -1,0 +1,202 @@
+"""Triage: group matched lines by entry, tell root causes from collateral, find the first rank.
+
+- An entry is found when at least one line matches one of its *defining* signatures. Lines
+  that match only its *context* signatures raise confidence in a finding and never make one.
+- When A is found and B is in A's declared `collateral`, B is collateral. If declarations
+  form a cycle among the found entries (A lists B and B lists A), the edge counts only from the
+  entry that failed first, so a cycle never leaves a diagnosis without a root cause.
+- "Earliest" compares timestamps where every compared line has one in a common clock: full
+  wall-clock times, else wall-clock times without the year (glog, syslog), else seconds since
+  boot when all lines come from one file; otherwise it compares position (input order, then
+  place in the file). This is TorchElastic's smallest-timestamp rule for the first failure.
+- The first failed rank is the rank of the earliest root-cause line that names a rank.
+
+Memory stays bounded whatever the size of the log: per entry, a count per rank and the first
+matching line of each (file, rank) stream, which within a stream is also the earliest.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from generator.diagnose.index import IndexEntry, SignatureIndex
+from generator.diagnose.lineinfo import Timestamp
+from generator.diagnose.scan import LineMatch
+
+Role = Literal["root-cause", "collateral"]
+
+
+@dataclass(frozen=True)
+class Hit:
+    file: str
+    file_index: int
+    line: int
+    offset: int
+    rank: int | None
+    time: Timestamp | None
+    host: str | None
+    text: str
+
+    @classmethod
+    def of(cls, m: LineMatch) -> Hit:
+        return cls(m.file, m.file_index, m.line, m.offset, m.rank, m.time, m.host, m.text)
+
+
+@dataclass
+class _Tally:
+    count: int = 0
+    rank_counts: Counter[int | None] = field(default_factory=Counter)
+    firsts: dict[tuple[int, int | None], Hit] = field(default_factory=dict)
+
+
+class Tally:
+    """Matched lines folded into per-entry counts, as the scanner produces them."""
+
+    def __init__(self, index: SignatureIndex) -> None:
+        self.index = index
+        self.defining: dict[str, _Tally] = {}
+        self.context: Counter[str] = Counter()
+
+    def add(self, match: LineMatch) -> None:
+        roles: dict[str, set[str]] = {}
+        for number in match.signatures:
+            sig = self.index.signatures[number]
+            roles.setdefault(sig.entry, set()).add(sig.role)
+        hit: Hit | None = None
+        for entry, found in roles.items():
+            if "context" in found:
+                self.context[entry] += 1
+            if "defining" not in found:
+                continue
+            tally = self.defining.setdefault(entry, _Tally())
+            tally.count += 1
+            tally.rank_counts[match.rank] += 1
+            stream = (match.file_index, match.rank)
+            if stream not in tally.firsts:
+                hit = hit or Hit.of(match)
+                tally.firsts[stream] = hit
+
+    def add_all(self, matches: Iterable[LineMatch]) -> Tally:
+        for match in matches:
+            self.add(match)
+        return self
+
+
+@dataclass(frozen=True)
+class Finding:
+    id: str
+    entry: IndexEntry
+    role: Role
+    count: int
+    ranks: tuple[int, ...]
+    rank_counts: tuple[tuple[int | None, int], ...]  # by rank, lines without a rank last
+    first: Hit
+    context_lines: int
+    caused_by: tuple[str, ...]  # for collateral: the found entries that declare it
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    findings: tuple[Finding, ...]
+    first_failed_rank: int | None
+    first_failure: Hit | None  # the line that names the first failed rank
+
+    @property
+    def root_causes(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.role == "root-cause")
+
+    @property
+    def collateral(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.role == "collateral")
+
+
+_CLOCKS = ("absolute", "yearless", "boot")
+
+
+def _clock(hits: Sequence[Hit]) -> str | None:
+    """The finest clock every hit has a reading of, or None to compare by position."""
+    for clock in _CLOCKS:
+        if all(h.time is not None and getattr(h.time, clock) is not None for h in hits):
+            if clock == "boot" and len({h.file_index for h in hits}) > 1:
+                return None  # each machine boots at its own time
+            return clock
+    return None
+
+
+def _sort_key(clock: str | None) -> Callable[[Hit], tuple[float, int, int]]:
+    def key(hit: Hit) -> tuple[float, int, int]:
+        reading = getattr(hit.time, clock) if clock is not None and hit.time else None
+        return (reading if isinstance(reading, float) else 0.0, hit.file_index, hit.offset)
+
+    return key
+
+
+def earliest_first(hits: Sequence[Hit]) -> list[Hit]:
+    """Hits ordered by time when they share a clock, else by position; ties by position."""
+    return sorted(hits, key=_sort_key(_clock(hits)))
+
+
+def _reachable(edges: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for nxt in edges.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def triage(tally: Tally) -> Diagnosis:
+    index = tally.index
+    firsts = {
+        entry_id: earliest_first(list(t.firsts.values()))[0]
+        for entry_id, t in tally.defining.items()
+    }
+    key = _sort_key(_clock(list(firsts.values())))
+    order = sorted(firsts, key=lambda e: (key(firsts[e]), e))
+    place = {entry_id: i for i, entry_id in enumerate(order)}
+    edges: dict[str, set[str]] = {
+        a: {b for b in index.entries[a].collateral if b in firsts and b != a} for a in firsts
+    }
+    reach = {entry_id: _reachable(edges, entry_id) for entry_id in firsts}
+    caused_by: dict[str, list[str]] = {}
+    for a in order:
+        for b in sorted(edges[a], key=place.__getitem__):
+            if a not in reach[b] or place[a] < place[b]:
+                caused_by.setdefault(b, []).append(a)
+
+    def finding(entry_id: str, role: Role) -> Finding:
+        t = tally.defining[entry_id]
+        numbered = sorted((r, c) for r, c in t.rank_counts.items() if r is not None)
+        unranked = [(None, t.rank_counts[None])] if None in t.rank_counts else []
+        return Finding(
+            entry_id,
+            index.entries[entry_id],
+            role,
+            t.count,
+            tuple(r for r, _ in numbered),
+            (*numbered, *unranked),
+            firsts[entry_id],
+            tally.context[entry_id],
+            tuple(caused_by.get(entry_id, ())),
+        )
+
+    def in_order(ids: list[str]) -> list[str]:
+        k = _sort_key(_clock([firsts[e] for e in ids]))
+        return sorted(ids, key=lambda e: (k(firsts[e]), e))
+
+    roots = in_order([e for e in firsts if e not in caused_by])
+    collateral = in_order([e for e in firsts if e in caused_by])
+    findings = [finding(e, "root-cause") for e in roots]
+    findings += [finding(e, "collateral") for e in collateral]
+    ranked = [h for e in roots for h in tally.defining[e].firsts.values() if h.rank is not None]
+    first_failure = earliest_first(ranked)[0] if ranked else None
+    return Diagnosis(
+        tuple(findings),
+        first_failure.rank if first_failure is not None else None,
+        first_failure,
+    )

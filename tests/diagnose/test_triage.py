@@ -1,0 +1,118 @@
+"""Triage rules: collateral (with cycles), context lines, clocks, and the first failed rank."""
+
+from __future__ import annotations
+
+from catalog import ECC, ELASTIC, OOM, SPECS, WATCHDOG, entries
+
+from generator.diagnose.engine import LogBytes, diagnose_logs
+from generator.diagnose.index import SignatureIndex, build_index
+from generator.diagnose.triage import Diagnosis
+
+INDEX = SignatureIndex(build_index(entries(SPECS)))
+OOM_LINE = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
+ECC_LINE = "RuntimeError: CUDA error: uncorrectable ECC error encountered"
+WATCHDOG_LINE = (
+    "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE"
+)
+CONTEXT_ONLY = "CUDA kernel errors might be asynchronously reported at some other API call, so"
+CHILD = "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:"
+
+
+def diagnose(*logs: tuple[str, str]) -> Diagnosis:
+    return diagnose_logs(INDEX, [LogBytes(n, t.encode()) for n, t in logs]).diagnosis
+
+
+def summary(d: Diagnosis) -> list[tuple[str, str, int, tuple[int, ...], str, int]]:
+    return [(f.id, f.role, f.count, f.ranks, f.first.file, f.first.line) for f in d.findings]
+
+
+def test_context_lines_never_stand_alone() -> None:
+    d = diagnose(("rank0.log", CONTEXT_ONLY + "\n" * 3))
+    assert (summary(d), d.first_failed_rank) == ([], None)
+
+
+def test_context_lines_raise_confidence_of_a_finding() -> None:
+    d = diagnose(("rank0.log", f"{ECC_LINE}\n{CONTEXT_ONLY}\n{CONTEXT_ONLY}\n"))
+    assert [(f.id, f.count, f.context_lines) for f in d.findings] == [
+        ("cuda-ecc-uncorrectable", 1, 2)
+    ]
+
+
+def test_a_collateral_cycle_keeps_the_earlier_failure_as_root_cause() -> None:
+    # nccl-watchdog-timeout and elastic-child-failed each list the other as collateral.
+    assert WATCHDOG.collateral == ("elastic-child-failed",)
+    assert ELASTIC.collateral == ("nccl-watchdog-timeout",)
+    d = diagnose(
+        ("rank0.log", f"2024-06-26 06:00:01,000 x\n{WATCHDOG_LINE}\n"),
+        ("launcher.log", f"2024-06-26 06:00:03,000 x\n{CHILD}\n"),
+    )
+    assert summary(d) == [
+        ("nccl-watchdog-timeout", "root-cause", 1, (0,), "rank0.log", 2),
+        ("elastic-child-failed", "collateral", 1, (), "launcher.log", 2),
+    ]
+    assert d.findings[1].caused_by == ("nccl-watchdog-timeout",)
+    # The same cycle, the other way round in time.
+    d = diagnose(
+        ("rank0.log", f"2024-06-26 06:00:09,000 x\n{WATCHDOG_LINE}\n"),
+        ("launcher.log", f"2024-06-26 06:00:03,000 x\n{CHILD}\n"),
+    )
+    assert [(f.id, f.role) for f in d.findings] == [
+        ("elastic-child-failed", "root-cause"),
+        ("nccl-watchdog-timeout", "collateral"),
+    ]
+
+
+def test_root_causes_are_ordered_by_time_when_every_line_has_one() -> None:
+    d = diagnose(
+        ("rank0.log", f"2024-06-26 06:00:30,000 x\n{ECC_LINE}\n"),
+        ("rank1.log", f"2024-06-26 06:00:10,000 x\n{OOM_LINE}\n"),
+    )
+    assert summary(d) == [
+        ("cuda-out-of-memory", "root-cause", 1, (1,), "rank1.log", 2),
+        ("cuda-ecc-uncorrectable", "root-cause", 1, (0,), "rank0.log", 2),
+    ]
+    assert d.first_failed_rank == 1
+
+
+def test_without_a_common_clock_position_decides() -> None:
+    # rank0 has a time; rank1 has none: compare by input order, then line.
+    d = diagnose(
+        ("rank0.log", f"2024-06-26 06:00:30,000 x\n{ECC_LINE}\n"),
+        ("rank1.log", f"x\n{OOM_LINE}\n"),
+    )
+    assert [f.id for f in d.findings] == ["cuda-ecc-uncorrectable", "cuda-out-of-memory"]
+    assert d.first_failed_rank == 0
+
+
+def test_times_without_a_year_compare_with_full_times() -> None:
+    d = diagnose(
+        ("rank0.log", f"2024-06-26 06:00:30,000 x\n{ECC_LINE}\n"),
+        ("rank1.log", f"E0626 06:00:10.000000 1 x.cc:1] x\n{OOM_LINE}\n"),
+    )
+    assert [f.id for f in d.findings] == ["cuda-out-of-memory", "cuda-ecc-uncorrectable"]
+
+
+def test_boot_times_compare_only_within_one_file() -> None:
+    one_file = diagnose(("node0-dmesg.log", f"[  90.0] {ECC_LINE}\n[  10.0] {OOM_LINE}\n"))
+    assert [f.id for f in one_file.findings] == ["cuda-out-of-memory", "cuda-ecc-uncorrectable"]
+    two_files = diagnose(("a.log", f"[  90.0] {ECC_LINE}\n"), ("b.log", f"[  10.0] {OOM_LINE}\n"))
+    assert [f.id for f in two_files.findings] == ["cuda-ecc-uncorrectable", "cuda-out-of-memory"]
+
+
+def test_the_first_failed_rank_is_the_earliest_root_cause_that_names_a_rank() -> None:
+    d = diagnose(
+        ("dmesg.log", f"2024-06-26 06:00:01,000 x\n{ECC_LINE}\n"),
+        ("rank3.log", f"2024-06-26 06:00:05,000 x\n{OOM_LINE}\n"),
+    )
+    assert [(f.id, f.first.rank) for f in d.findings] == [
+        ("cuda-ecc-uncorrectable", None),
+        ("cuda-out-of-memory", 3),
+    ]
+    assert d.first_failed_rank == 3
+    assert d.first_failure is not None and d.first_failure.file == "rank3.log"
+
+
+def test_collateral_needs_its_cause_to_be_found() -> None:
+    assert "nccl-watchdog-timeout" in OOM.collateral and "nccl-watchdog-timeout" in ECC.collateral
+    d = diagnose(("rank0.log", WATCHDOG_LINE + "\n"), ("rank1.log", WATCHDOG_LINE + "\n"))
+    assert summary(d) == [("nccl-watchdog-timeout", "root-cause", 2, (0, 1), "rank0.log", 1)]
