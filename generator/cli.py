@@ -1,19 +1,53 @@
 """The command layer: parse arguments, call one function, print, map results to exit codes.
 
-Exit codes: 0 success; 1 the entries have problems (validate, build); 2 bad usage or input
-that cannot be read.
+Exit codes: 0 success; 1 the entries have problems (validate, build), or `diagnose
+--fail-on-match` found a known failure; 2 bad usage or input that cannot be read.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from generator.problems import FORMATS, format_problems, has_errors
 
+if TYPE_CHECKING:
+    from generator.diagnose.engine import LogBytes
+    from generator.diagnose.index import SignatureIndex
+
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+BENIGN_DIR = "corpus/benign"
+PROGRESS_MIN_BYTES = 64 << 20
+
+
+class _Usage(Exception):
+    """Bad usage or input that cannot be read: printed as one line, exit code 2."""
+
+
+def _benign_corpus(option: str | None) -> list[LogBytes] | None:
+    """The healthy logs the signature checks match against: *.log under the corpus folder.
+
+    Without --benign, corpus/benign/ is used when it exists and the check is skipped when not.
+    """
+    from generator.diagnose.engine import LogBytes
+
+    folder = Path(option or BENIGN_DIR)
+    if not folder.is_dir():
+        if option is not None:
+            raise _Usage(f"{option}: no such directory")
+        return None
+    logs = []
+    for path in sorted(folder.glob("*.log")):
+        try:
+            logs.append(LogBytes(path.as_posix(), path.read_bytes()))
+        except OSError as exc:
+            raise _Usage(f"{path}: {exc.strerror or exc}") from None
+    return logs
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -32,7 +66,12 @@ def _validate(args: argparse.Namespace) -> int:
     everything = sorted({p.absolute() for p in [*requested, *catalog_files]})
     sources, unreadable = read_sources(everything, base)
     wanted = {relative_name(p, base) for p in requested}
-    result = validate_sources(sources, report_for=wanted)
+    try:
+        benign = _benign_corpus(args.benign)
+    except _Usage as exc:
+        print(f"trainwreck: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    result = validate_sources(sources, report_for=wanted, benign=benign)
     problems = [*unreadable, *result.problems]
     if problems:
         print(format_problems(problems, args.format))
@@ -56,7 +95,12 @@ def _build(args: argparse.Namespace) -> int:
 
     # Validate first, so a bad entry is reported as file:line:col and no build is attempted.
     sources, unreadable = read_sources(find_entry_files(Path(args.entries)), Path.cwd())
-    problems = [*unreadable, *validate_sources(sources).problems]
+    try:
+        benign = _benign_corpus(args.benign)
+    except _Usage as exc:
+        print(f"trainwreck: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    problems = [*unreadable, *validate_sources(sources, benign=benign).problems]
     if problems:
         print(format_problems(problems, args.format))
     if has_errors(problems):
@@ -84,6 +128,147 @@ def _checks(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _signature_index(args: argparse.Namespace) -> tuple[SignatureIndex, list[str]]:
+    """The index from --index FILE, or compiled from the catalog; notes for stderr."""
+    from generator.diagnose.index import IndexFormatError, SignatureIndex, build_index, load_index
+    from generator.loading.discovery import find_entry_files, read_sources
+    from generator.validation import load_doc
+
+    if args.index is not None:
+        try:
+            raw = Path(args.index).read_bytes()
+        except OSError as exc:
+            raise _Usage(f"{args.index}: {exc.strerror or exc}") from None
+        try:
+            return load_index(raw), []
+        except IndexFormatError as exc:
+            raise _Usage(f"{args.index}: not a usable signature index: {exc}") from None
+    folder = Path(args.entries)
+    if not folder.is_dir():
+        raise _Usage(
+            f"{args.entries}: no catalog here; run from the repository root, "
+            "or pass --entries DIR or --index FILE"
+        )
+    sources, unreadable = read_sources(find_entry_files(folder), Path.cwd())
+    entries, skipped = {}, len(unreadable)
+    for source in sources:
+        doc, _ = load_doc(source)
+        if doc is None or doc.entry.id in entries:
+            skipped += 1
+        else:
+            entries[doc.entry.id] = doc.entry
+    index = SignatureIndex(build_index(entries.values()))
+    if not index.signatures:
+        raise _Usage(f"{args.entries}: the catalog has no signatures to match")
+    notes = []
+    if skipped:
+        notes.append(
+            f"{skipped} entry file(s) in {args.entries} do not load and were left out; "
+            "`trainwreck validate` says why"
+        )
+    return index, notes
+
+
+@contextmanager
+def _progress(total: int, show: bool) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr for large inputs; `advance(done_bytes)` moves it."""
+    if not show:
+        yield lambda done: None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
+    columns = (BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("scanning", total=total)
+        yield lambda done: bar.update(task, completed=done)
+
+
+def _diagnose(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from generator.diagnose.inputs import InputError, OpenLog, resolve_inputs
+    from generator.diagnose.lineinfo import rank_from_path
+    from generator.diagnose.report import (
+        human_report,
+        json_report,
+        markdown_report,
+        stats_notes,
+    )
+    from generator.diagnose.scan import LogReadError, Scanner, ScanProblem, ScanStats
+    from generator.diagnose.triage import Tally, triage
+
+    try:
+        index, notes = _signature_index(args)
+        inputs = resolve_inputs(args.paths)
+    except (_Usage, InputError) as exc:
+        print(f"trainwreck: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    scanner, tally, stats = Scanner(index), Tally(index), ScanStats()
+    problems: list[ScanProblem] = []
+    total = sum(log.size or 0 for log in inputs)
+    show = not args.no_progress and total >= PROGRESS_MIN_BYTES and sys.stderr.isatty()
+    with _progress(total, show) as advance:
+        done = 0
+        for number, log in enumerate(inputs):
+            try:
+                opened = OpenLog(log, sys.stdin.buffer)
+            except LogReadError as exc:
+                problems.append(ScanProblem(log.name, str(exc), "read"))
+                continue
+            with opened:
+                tally.add_all(
+                    scanner.scan(
+                        opened.read,
+                        log.name,
+                        number,
+                        stats,
+                        problems,
+                        file_rank=rank_from_path(log.name),
+                        tick=lambda: advance(done + opened.position()),  # noqa: B023
+                    )
+                )
+            done += log.size or 0
+    diagnosis = triage(tally)
+    explicit = {log.name for log in inputs if log.explicit}
+    errors = [p for p in problems if p.kind == "read" or p.file in explicit]
+    notes += [f"{p.file}: {p.message}; skipped" for p in problems if p not in errors]
+    if stats.files == 0 and not errors:
+        errors.append(ScanProblem(" ".join(args.paths), "no text logs to diagnose", "read"))
+    notes += stats_notes(stats, index.max_line_bytes)
+    base_url = (
+        args.base_url if args.base_url is not None else os.environ.get("TRAINWRECK_SITE_URL", "")
+    )
+    try:
+        if args.format == "json":
+            sys.stdout.write(json_report(diagnosis))
+            for note in notes:
+                print(f"trainwreck: note: {note}", file=sys.stderr)
+        elif args.format == "markdown":
+            sys.stdout.write(markdown_report(diagnosis, stats, base_url, notes))
+        else:
+            Console(highlight=False, soft_wrap=True).print(
+                human_report(diagnosis, stats, base_url, notes)
+            )
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader (`| head`) went away; that is not an error of the diagnosis.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    for problem in errors:
+        print(f"trainwreck: {problem.file}: {problem.message}", file=sys.stderr)
+    if errors:
+        return EXIT_USAGE
+    if args.fail_on_match and diagnosis.findings:
+        return EXIT_PROBLEMS
+    return EXIT_OK
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="trainwreck", description=__doc__.splitlines()[0])
     sub = top.add_subparsers(dest="command", required=True)
@@ -94,6 +279,9 @@ def parser() -> argparse.ArgumentParser:
         "--entries", default="entries", help="the catalog, for cross-entry checks"
     )
     validate.add_argument("--format", choices=FORMATS, default="text")
+    validate.add_argument(
+        "--benign", help=f"healthy logs no signature may match (default: {BENIGN_DIR}/)"
+    )
     validate.set_defaults(run=_validate)
 
     build = sub.add_parser("build", help="validate, then build the site into site/ atomically")
@@ -101,6 +289,7 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument("--config", default="mkdocs.yml")
     build.add_argument("--site-dir", default="site")
     build.add_argument("--format", choices=FORMATS, default="text")
+    build.add_argument("--benign", help=f"healthy logs (default: {BENIGN_DIR}/)")
     build.set_defaults(run=_build)
 
     serve = sub.add_parser("serve", help="preview the site with live reload")
@@ -111,6 +300,33 @@ def parser() -> argparse.ArgumentParser:
 
     checks = sub.add_parser("checks", help="list every check id and what it enforces")
     checks.set_defaults(run=_checks)
+
+    diagnose = sub.add_parser(
+        "diagnose",
+        help="name the failures in logs, the first failed rank, and the collateral",
+        description="Exit codes: 0 ran; 1 with --fail-on-match, a known failure was found; "
+        "2 bad usage or input that could not be read (what was read is still diagnosed).",
+    )
+    diagnose.add_argument(
+        "paths", nargs="+", metavar="PATH", help="log files (.gz, .bz2, .xz too), folders, or -"
+    )
+    source = diagnose.add_mutually_exclusive_group()
+    source.add_argument("--entries", default="entries", help="catalog to compile (default)")
+    source.add_argument("--index", help="a compiled signature index (signatures.json)")
+    diagnose.add_argument(
+        "--format", choices=("text", "markdown", "json"), default="text", help="report format"
+    )
+    diagnose.add_argument(
+        "--json", dest="format", action="store_const", const="json", help="same as --format json"
+    )
+    diagnose.add_argument(
+        "--base-url", help="site root for entry links (default: $TRAINWRECK_SITE_URL)"
+    )
+    diagnose.add_argument(
+        "--fail-on-match", action="store_true", help="exit 1 when a known failure is found"
+    )
+    diagnose.add_argument("--no-progress", action="store_true", help="no progress bar")
+    diagnose.set_defaults(run=_diagnose)
     return top
 
 

@@ -1,0 +1,252 @@
+"""A diagnosis as JSON for tools, Markdown for issues, and a rich report for terminals.
+
+The JSON shape is a contract (tools depend on it) and carries nothing else:
+
+    {"findings": [{"id", "title", "role": "root-cause" | "collateral", "count", "ranks",
+                   "first": {"file", "line", "rank", "time", "text"}}],
+     "first_failed_rank": int | null}
+
+Log text is never markup here: rich output is built from Text objects, control characters are
+replaced before they reach a terminal, and Markdown code is fenced longer than any backtick
+run inside it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+
+from generator.diagnose.index import IndexEntry
+from generator.diagnose.scan import ScanStats
+from generator.diagnose.triage import Diagnosis, Finding, Hit
+
+SHOWN_CHARS = 400
+_CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def to_json(diagnosis: Diagnosis) -> dict[str, Any]:
+    return {
+        "findings": [
+            {
+                "id": f.id,
+                "title": f.entry.title,
+                "role": f.role,
+                "count": f.count,
+                "ranks": list(f.ranks),
+                "first": {
+                    "file": f.first.file,
+                    "line": f.first.line,
+                    "rank": f.first.rank,
+                    "time": f.first.time.text if f.first.time else None,
+                    "text": f.first.text,
+                },
+            }
+            for f in diagnosis.findings
+        ],
+        "first_failed_rank": diagnosis.first_failed_rank,
+    }
+
+
+def json_report(diagnosis: Diagnosis) -> str:
+    return json.dumps(to_json(diagnosis), indent=2) + "\n"
+
+
+def entry_url(entry: IndexEntry, base_url: str) -> str:
+    return f"{base_url.rstrip('/')}/{entry.path}" if base_url else entry.path
+
+
+def shown(text: str) -> str:
+    """Log text made safe and short for a terminal or a Markdown code block."""
+    text = _CONTROLS.sub("\ufffd", text.rstrip())
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def _ranges(ranks: Sequence[int]) -> str:
+    parts: list[str] = []
+    start = prev = ranks[0]
+    for r in [*ranks[1:], None]:
+        if r is not None and r == prev + 1:
+            prev = r
+            continue
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+        if r is not None:
+            start = prev = r
+    return ", ".join(parts)
+
+
+def rank_summary(rank_counts: Sequence[tuple[int | None, int]]) -> str:
+    """`ranks 0-2, 4 (1 line each), rank 3 (4 lines), no rank (2 lines)`."""
+    groups: dict[int, list[int]] = {}
+    for rank, count in rank_counts:
+        if rank is not None:
+            groups.setdefault(count, []).append(rank)
+    parts = []
+    for count, ranks in sorted(groups.items(), key=lambda g: g[1][0]):
+        word = "rank" if len(ranks) == 1 else "ranks"
+        each = " each" if len(ranks) > 1 else ""
+        parts.append(f"{word} {_ranges(ranks)} ({_plural(count, 'line')}{each})")
+    unranked = [c for r, c in rank_counts if r is None]
+    if unranked:
+        parts.append(f"no rank ({_plural(unranked[0], 'line')})")
+    return ", ".join(parts)
+
+
+def _where(hit: Hit) -> str:
+    bits = [f"rank {hit.rank}" if hit.rank is not None else "no rank"]
+    if hit.host:
+        bits.append(f"host {hit.host}")
+    if hit.time:
+        bits.append(hit.time.text)
+    return ", ".join(bits)
+
+
+def _confidence(f: Finding) -> str:
+    if f.context_lines:
+        return f"high (with {_plural(f.context_lines, 'supporting line')})"
+    return "medium (defining lines only)"
+
+
+def stats_line(stats: ScanStats) -> str:
+    return f"{_plural(stats.files, 'file')}, {_plural(stats.lines, 'line')} read"
+
+
+def stats_notes(stats: ScanStats, max_line_bytes: int) -> list[str]:
+    if not stats.long_lines:
+        return []
+    return [
+        f"{_plural(stats.long_lines, 'line')} longer than {max_line_bytes:,} bytes "
+        f"matched on their first {max_line_bytes:,} bytes "
+        f"({_plural(stats.skipped_bytes, 'byte')} not matched)"
+    ]
+
+
+# --- rich, for terminals ---------------------------------------------------------------------
+
+
+def human_report(
+    diagnosis: Diagnosis, stats: ScanStats, base_url: str, notes: Sequence[str] = ()
+) -> Group:
+    out: list[Text] = [Text(f"trainwreck diagnose: {stats_line(stats)}", style="dim")]
+    first = diagnosis.first_failure
+    if first is not None:
+        line = Text("First failed rank: ", style="bold")
+        line.append(str(diagnosis.first_failed_rank), style="bold red")
+        when = f", at {first.time.text}" if first.time else ""
+        line.append(f"{when} ({first.file}:{first.line})")
+        out.append(line)
+    if not diagnosis.findings:
+        out.append(Text(""))
+        out.append(Text("No known failure matched.", style="bold"))
+        out.append(
+            Text(
+                "If this log shows a failure the catalog lacks, add an entry "
+                "(docs/entry-format.md)."
+            )
+        )
+    for f in diagnosis.findings:
+        out.append(Text(""))
+        out.extend(_finding_lines(f, base_url))
+    for note in notes:
+        out.append(Text(""))
+        out.append(Text(f"note: {note}", style="dim"))
+    return Group(*out)
+
+
+def _label(label: str, value: str, style: str = "") -> Text:
+    text = Text(f"  {label:<6}", style="dim")
+    text.append(value, style=style)
+    return text
+
+
+def _finding_lines(f: Finding, base_url: str) -> list[Text]:
+    root = f.role == "root-cause"
+    head = Text("ROOT CAUSE  " if root else "COLLATERAL  ", style="bold red" if root else "yellow")
+    head.append(f.entry.title, style="bold")
+    head.append(f"  {f.id} · severity {f.entry.severity}", style="dim")
+    lines = [head]
+    if f.caused_by:
+        lines.append(_label("cause", "collateral of " + ", ".join(f.caused_by)))
+    lines.append(_label("first", f"{f.first.file}:{f.first.line} ({_where(f.first)})"))
+    lines.append(_label("line", shown(f.first.text), "cyan"))
+    lines.append(_label("seen", f"{_plural(f.count, 'line')}: {rank_summary(f.rank_counts)}"))
+    if root:
+        lines.append(_label("sure", _confidence(f)))
+        lines.append(_label("fix", f.entry.quick_fix, "green"))
+    lines.append(_label("page", entry_url(f.entry, base_url), "blue underline"))
+    return lines
+
+
+# --- Markdown, for pasting into an issue -----------------------------------------------------
+
+
+def _code_span(text: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _code_block(text: str, indent: str = "") -> list[str]:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{indent}{fence}text", f"{indent}{text}", f"{indent}{fence}"]
+
+
+def _md_text(text: str) -> str:
+    return re.sub(r"([\\`*_\[\]<>|#])", r"\\\1", text)
+
+
+def markdown_report(
+    diagnosis: Diagnosis, stats: ScanStats, base_url: str, notes: Sequence[str] = ()
+) -> str:
+    out = ["## Trainwreck diagnosis", ""]
+    first = diagnosis.first_failure
+    if first is not None:
+        when = f" at {first.time.text}" if first.time else ""
+        out.append(
+            f"**First failed rank: {diagnosis.first_failed_rank}**{when} "
+            f"({_code_span(f'{first.file}:{first.line}')})"
+        )
+        out.append("")
+    if not diagnosis.findings:
+        out.append("No known failure matched.")
+        out.append("")
+    for f in diagnosis.root_causes:
+        link = f"[{_md_text(f.entry.title)}]({entry_url(f.entry, base_url)})"
+        out.append(f"### Root cause: {link}")
+        out.append("")
+        out.append(f"- Entry: {_code_span(f.id)}, severity {f.entry.severity}")
+        out.append(
+            f"- First seen: {_code_span(f'{f.first.file}:{f.first.line}')} "
+            f"({_md_text(_where(f.first))})"
+        )
+        out.extend(_code_block(shown(f.first.text), "  "))
+        out.append(f"- Seen: {_plural(f.count, 'line')}: {rank_summary(f.rank_counts)}")
+        out.append(f"- Confidence: {_confidence(f)}")
+        out.append(f"- Fix: {_md_text(f.entry.quick_fix)}")
+        out.append("")
+    if diagnosis.collateral:
+        out.append("### Collateral")
+        out.append("")
+        out.append("| failure | caused by | lines | first seen |")
+        out.append("| --- | --- | --- | --- |")
+        for f in diagnosis.collateral:
+            link = f"[{_md_text(f.entry.title)}]({entry_url(f.entry, base_url)})"
+            out.append(
+                f"| {link} {_code_span(f.id)} | {', '.join(_code_span(c) for c in f.caused_by)} "
+                f"| {_plural(f.count, 'line')}: {rank_summary(f.rank_counts)} "
+                f"| {_code_span(f'{f.first.file}:{f.first.line}')} ({_md_text(_where(f.first))}) |"
+            )
+        out.append("")
+    out.append(f"_{stats_line(stats)}._")
+    out.extend(f"_Note: {_md_text(note)}._" for note in notes)
+    return "\n".join(out) + "\n"
