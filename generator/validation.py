@@ -14,9 +14,11 @@ from pydantic import ValidationError
 
 from generator.checks import REGISTRY, EntryDoc
 from generator.checks.schema import schema_problems
+from generator.checks.signatures import IndexCheck
+from generator.diagnose.engine import LogBytes
 from generator.loading.yaml_source import YamlProblem, load_yaml, yaml_problem
 from generator.model.entry import Entry
-from generator.problems import Problem
+from generator.problems import Level, Problem
 
 
 @dataclass(frozen=True)
@@ -48,12 +50,17 @@ def load_doc(source: SourceFile) -> tuple[EntryDoc | None, list[Problem]]:
 
 
 def validate_sources(
-    sources: Sequence[SourceFile], report_for: Iterable[str] | None = None
+    sources: Sequence[SourceFile],
+    report_for: Iterable[str] | None = None,
+    benign: Sequence[LogBytes] | None = None,
 ) -> ValidationResult:
     """Validate every source; report problems only for `report_for` paths when given.
 
     Passing the whole catalog with a narrower `report_for` lets cross-entry checks (unknown
     related ids, duplicate ids) see every entry while an editor validates one file.
+
+    The signature checks run last, on the index compiled from the entries that passed every
+    other check; `benign` is the healthy-log corpus they match against (None: not checked).
     """
     docs: list[EntryDoc] = []
     problems: list[Problem] = []
@@ -68,6 +75,11 @@ def validate_sources(
             problems.extend(check.validate(doc))
     for check in checks:
         problems.extend(check.finalize(docs))
+    failed = {p.path for p in problems if p.level is Level.ERROR}
+    clean = [doc for doc in docs if doc.path not in failed]
+    for cls in REGISTRY.values():
+        if issubclass(cls, IndexCheck):
+            problems.extend(cls().check_index(clean, benign))
     if report_for is not None:
         wanted = set(report_for)
         problems = [p for p in problems if p.path in wanted]

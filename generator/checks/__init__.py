@@ -1,6 +1,15 @@
 """All checks, registered by id on import."""
 
-from generator.checks import identity, loading, markdown, schema
+from generator.checks import identity, loading, markdown, schema, signatures
 from generator.checks.base import REGISTRY, Check, EntryDoc
 
-__all__ = ["REGISTRY", "Check", "EntryDoc", "identity", "loading", "markdown", "schema"]
+__all__ = [
+    "REGISTRY",
+    "Check",
+    "EntryDoc",
+    "identity",
+    "loading",
+    "markdown",
+    "schema",
+    "signatures",
+]
