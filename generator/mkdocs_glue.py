@@ -21,12 +21,14 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.toc import get_toc
 
 from generator.catalog import Catalog
+from generator.diagnose.index import build_index, index_json
 from generator.loading.discovery import find_entry_files, read_sources
 from generator.problems import format_problems, has_errors
 from generator.render.pages import RenderedPage, Renderer
 from generator.validation import validate_sources
 
 log = logging.getLogger("mkdocs.plugins.trainwreck")
+SIGNATURES_URI = "signatures.json"
 
 
 class TrainwreckConfig(base.Config):
@@ -57,6 +59,12 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
             if existing is not None:
                 files.remove(existing)
             files.append(File.generated(config, src_uri, content="<!-- trainwreck -->\n"))
+        # The compiled signature index, for the browser diagnoser and tools: /signatures.json.
+        index = index_json(build_index(result.entries))
+        existing = files.get_file_from_path(SIGNATURES_URI)
+        if existing is not None:
+            files.remove(existing)
+        files.append(File.generated(config, SIGNATURES_URI, content=index))
         log.info("trainwreck: %d entries, %d pages", len(catalog.entries), len(self.pages))
         return files
 
