@@ -1,0 +1,65 @@
+"""A build killed with SIGKILL at any point leaves site/ exactly as the last good build."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+TRAINWRECK = [sys.executable, "-m", "generator.cli"]
+
+
+def snapshot(site: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(site)): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()
+    }
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    shutil.copy(REPO / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    shutil.copytree(REPO / "templates", tmp_path / "templates")
+    shutil.copytree(REPO / "entries", tmp_path / "entries")
+    return tmp_path
+
+
+def build(repo: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.Popen(
+        [*TRAINWRECK, "build"],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def test_sigkill_at_any_point_leaves_the_previous_site(repo: Path) -> None:
+    started = time.monotonic()
+    assert build(repo).wait(timeout=300) == 0
+    full_build = time.monotonic() - started
+    good = snapshot(repo / "site")
+    assert "failures/xid-74-nvlink-error/index.html" in good
+
+    entry = repo / "entries/gpu-hardware/xid-74-nvlink-error.yaml"
+    entry.write_text(entry.read_text().replace('title: "Xid 74:', 'title: "Xid 74 Renamed:', 1))
+    # Kill during start-up, validation, rendering and the MkDocs build.
+    for fraction in (0.05, 0.25, 0.5, 0.75, 0.95):
+        proc = build(repo)
+        time.sleep(full_build * fraction)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+        assert snapshot(repo / "site") == good, f"site changed after a kill at {fraction:.0%}"
+
+    assert build(repo).wait(timeout=300) == 0
+    rebuilt = snapshot(repo / "site")
+    assert "Xid 74 Renamed" in rebuilt["failures/xid-74-nvlink-error/index.html"].decode()
+    # Killed builds leave directories behind; the next good build clears them out.
+    assert len(list((repo / ".site-builds").iterdir())) == 1
