@@ -269,6 +269,97 @@ def _diagnose(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _new(args: argparse.Namespace) -> int:
+    import datetime as dt
+    import re
+
+    from generator.model.categories import CATEGORY_IDS
+    from generator.model.entry import ID_RE
+    from generator.scaffold import skeleton
+
+    if args.category not in CATEGORY_IDS:
+        print(
+            f"trainwreck: unknown category {args.category!r}; one of: {', '.join(CATEGORY_IDS)}",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    if not re.match(ID_RE, args.id):
+        print(
+            f"trainwreck: {args.id!r} is not a kebab-case id (e.g. nccl-watchdog-timeout)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    root = Path(args.entries)
+    taken = [p for p in root.rglob(f"{args.id}.y*ml")] if root.is_dir() else []
+    if taken:
+        print(f"trainwreck: {taken[0].as_posix()} already exists", file=sys.stderr)
+        return EXIT_USAGE
+    target = root / args.category / f"{args.id}.yaml"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("x", encoding="utf-8") as handle:
+        handle.write(skeleton(args.id, args.category, dt.date.today()))
+    print(target.as_posix())
+    print(f"next: fill it in, then `trainwreck validate {target.as_posix()}`", file=sys.stderr)
+    return EXIT_OK
+
+
+def _fmt(args: argparse.Namespace) -> int:
+    from generator.loading.discovery import find_entry_files
+    from generator.loading.fmt import FormatError, format_text
+
+    paths: list[Path] = []
+    for raw in args.paths or [args.entries]:
+        if not Path(raw).exists():
+            print(f"trainwreck: {raw}: no such file or directory", file=sys.stderr)
+            return EXIT_USAGE
+        paths.extend(find_entry_files(Path(raw)))
+    changed: list[str] = []
+    failed = False
+    for path in paths:
+        try:
+            text = path.read_text(encoding="utf-8")
+            formatted = format_text(text)
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"{path.as_posix()}:1:1: error [fmt] cannot read: {exc}", file=sys.stderr)
+            failed = True
+            continue
+        except FormatError as exc:
+            print(f"{path.as_posix()}:{exc.line}:{exc.col}: error [fmt] {exc.message}")
+            failed = True
+            continue
+        if formatted == text:
+            continue
+        changed.append(path.as_posix())
+        if not args.check:
+            # Write beside and rename, so an interrupted fmt never leaves half a file.
+            tmp = path.with_name(f".{path.name}.fmt-tmp")
+            tmp.write_text(formatted, encoding="utf-8")
+            os.replace(tmp, path)
+    for name in changed:
+        print(f"{name}: {'would reformat' if args.check else 'reformatted'}")
+    if failed:
+        return EXIT_PROBLEMS
+    return EXIT_PROBLEMS if (args.check and changed) else EXIT_OK
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from generator.model.json_schema import SCHEMA_PATH, editor_schema_text
+
+    target = Path(args.output or SCHEMA_PATH)
+    text = editor_schema_text()
+    current = target.read_text(encoding="utf-8") if target.is_file() else None
+    if args.check:
+        if current != text:
+            print(f"{target.as_posix()} is out of date: run `trainwreck schema`", file=sys.stderr)
+            return EXIT_PROBLEMS
+        return EXIT_OK
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if current != text:
+        target.write_text(text, encoding="utf-8")
+        print(f"wrote {target.as_posix()}", file=sys.stderr)
+    return EXIT_OK
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="trainwreck", description=__doc__.splitlines()[0])
     sub = top.add_subparsers(dest="command", required=True)
@@ -327,6 +418,23 @@ def parser() -> argparse.ArgumentParser:
     )
     diagnose.add_argument("--no-progress", action="store_true", help="no progress bar")
     diagnose.set_defaults(run=_diagnose)
+
+    new = sub.add_parser("new", help="write the skeleton of a new entry")
+    new.add_argument("id", help="kebab-case id, e.g. host-oom-killer")
+    new.add_argument("--category", required=True, help="the entry's category (its folder)")
+    new.add_argument("--entries", default="entries")
+    new.set_defaults(run=_new)
+
+    fmt = sub.add_parser("fmt", help="rewrite entries in the canonical layout, keeping comments")
+    fmt.add_argument("paths", nargs="*", help="files or folders (default: entries/)")
+    fmt.add_argument("--entries", default="entries")
+    fmt.add_argument("--check", action="store_true", help="change nothing; exit 1 if any would")
+    fmt.set_defaults(run=_fmt)
+
+    schema = sub.add_parser("schema", help="write the JSON Schema for editors")
+    schema.add_argument("--output", help="default: schema/entry.schema.json")
+    schema.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
+    schema.set_defaults(run=_schema)
     return top
 
 
