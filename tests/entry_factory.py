@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 VALID_ENTRY = """\
+# yaml-language-server: $schema=../../schema/entry.schema.json
 id: {id}
 title: "Xid 79: GPU has fallen off the bus"
 category: gpu-hardware

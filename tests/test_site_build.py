@@ -62,7 +62,7 @@ def test_a_failed_build_leaves_the_previous_site_byte_for_byte(
     assert main(["build"]) == 1
     out, err = capsys.readouterr()
     assert out.splitlines() == [
-        f"{ENTRY}:5:11: error [schema] severity: Input should be 'critical', 'high', 'medium' "
+        f"{ENTRY}:6:11: error [schema] severity: Input should be 'critical', 'high', 'medium' "
         "or 'low'"
     ]
     assert err == "build stopped: fix the problems above; site/ was left as it was\n"

@@ -7,7 +7,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import PurePosixPath
 
 from generator.checks.base import Check, EntryDoc, register
-from generator.problems import Problem
+from generator.problems import Level, Problem
+from generator.scaffold import SCHEMA_LINE
 
 
 @register
@@ -114,3 +115,26 @@ class AliasCollision(Check):
                     )
                 else:
                     first_holder.setdefault(alias, doc)
+
+
+@register
+class SchemaLine(Check):
+    """An entry starts with the line that points editors' YAML plugins at the JSON Schema, so
+    VS Code, Neovim and JetBrains autocomplete fields and flag mistakes while typing.
+
+    Passes: `# yaml-language-server: $schema=../../schema/entry.schema.json` as line 1.
+    """
+
+    id = "schema-line"
+
+    def validate(self, doc: EntryDoc) -> Iterable[Problem]:
+        first = doc.source.lines[0] if doc.source.lines else ""
+        if first != SCHEMA_LINE:
+            yield Problem(
+                doc.path,
+                1,
+                1,
+                Level.ERROR,
+                self.id,
+                f"the first line must be `{SCHEMA_LINE}` (trainwreck new writes it)",
+            )

@@ -42,7 +42,7 @@ def test_the_test_catalog_is_clean_against_the_benign_corpus() -> None:
 def test_an_example_that_matches_no_defining_signature() -> None:
     specs = swap(ECC, examples=(("https://github.com/pytorch/pytorch/issues/1", ASYNC),))
     assert problems(specs) == [
-        "entries/gpu-hardware/cuda-ecc-uncorrectable.yaml:59:10: error [example-diagnosis] "
+        "entries/gpu-hardware/cuda-ecc-uncorrectable.yaml:60:10: error [example-diagnosis] "
         "examples[0] does not diagnose to this entry: no line matches one of its defining "
         "signatures",
     ]
@@ -52,11 +52,11 @@ def test_an_example_whose_earliest_root_cause_is_another_entry() -> None:
     example = f"{OOM_LINE}\n{ECC_LINE}"
     specs = swap(ECC, examples=(("https://github.com/pytorch/pytorch/issues/1", example),))
     assert problems(specs) == [
-        "entries/gpu-hardware/cuda-ecc-uncorrectable.yaml:59:10: error [example-diagnosis] "
+        "entries/gpu-hardware/cuda-ecc-uncorrectable.yaml:60:10: error [example-diagnosis] "
         "examples[0] diagnoses to 'cuda-out-of-memory' as the top root cause (line 1), "
         "before this entry (line 2)",
         # The two are not related, so the OOM signature firing there is an ambiguity too.
-        "entries/memory/cuda-out-of-memory.yaml:30:14: error [signature-ambiguity] this "
+        "entries/memory/cuda-out-of-memory.yaml:31:14: error [signature-ambiguity] this "
         "defining signature also matches 'cuda-ecc-uncorrectable' examples[0] line 1: "
         f"{OOM_LINE!r}; list the entries as related, or make the pattern more specific",
     ]
@@ -66,7 +66,7 @@ def test_an_example_where_this_entry_is_collateral() -> None:
     example = f"{OOM_LINE}\n{WATCHDOG.examples[0][1]}"
     specs = swap(WATCHDOG, examples=(("https://github.com/pytorch/pytorch/issues/1", example),))
     assert problems(specs) == [
-        "entries/nccl-distributed/nccl-watchdog-timeout.yaml:59:10: error [example-diagnosis] "
+        "entries/nccl-distributed/nccl-watchdog-timeout.yaml:60:10: error [example-diagnosis] "
         "examples[0] diagnoses to 'cuda-out-of-memory' as the top root cause; this entry "
         "comes out as collateral of cuda-out-of-memory",
     ]
@@ -75,7 +75,7 @@ def test_an_example_where_this_entry_is_collateral() -> None:
 def test_a_signature_that_fires_on_healthy_logs() -> None:
     specs = swap(IB, signatures=(*IB.signatures, ("NCCL INFO Using network IB", "context")))
     assert problems(specs) == [
-        "entries/interconnect/nccl-ib-completion-error.yaml:33:14: error [benign-match] "
+        "entries/interconnect/nccl-ib-completion-error.yaml:34:14: error [benign-match] "
         "matches healthy log corpus/benign/nccl-startup.log:7 and 7 more line(s): "
         "'gpu-node-01:31200:31261 [0] NCCL INFO Using network IB'",
     ]
@@ -86,7 +86,7 @@ def test_a_shared_context_line_is_a_warning_unless_the_entries_are_related() -> 
     example = OOM.examples[0][1] + "\n" + ASYNC
     specs = swap(OOM, examples=(("https://github.com/pytorch/pytorch/issues/1", example),))
     assert problems(specs) == [
-        "entries/gpu-hardware/cuda-ecc-uncorrectable.yaml:33:14: warning [signature-ambiguity] "
+        "entries/gpu-hardware/cuda-ecc-uncorrectable.yaml:34:14: warning [signature-ambiguity] "
         "this context signature also matches 'cuda-out-of-memory' examples[0] line 3: "
         f"{ASYNC!r}; list the entries as related, or make the pattern more specific",
     ]
@@ -103,7 +103,7 @@ def test_entries_with_other_errors_wait_for_those_to_be_fixed() -> None:
     # A broken relation makes the index unreliable for this entry: only unknown-id is said.
     specs = swap(ECC, related=("no-such-entry",), examples=(("https://x.org/1", ASYNC),))
     assert problems(specs) == [
-        "entries/gpu-hardware/cuda-ecc-uncorrectable.yaml:55:11: error [unknown-id] related "
+        "entries/gpu-hardware/cuda-ecc-uncorrectable.yaml:56:11: error [unknown-id] related "
         "names unknown entry 'no-such-entry'",
     ]
 
@@ -123,7 +123,7 @@ def test_validate_reads_the_benign_corpus_it_is_given(
     assert main(["validate", "--benign", "nowhere"]) == 2
     out, err = capsys.readouterr()
     assert out.splitlines() == [
-        "entries/interconnect/nccl-ib-completion-error.yaml:33:14: error [benign-match] "
+        "entries/interconnect/nccl-ib-completion-error.yaml:34:14: error [benign-match] "
         "matches healthy log healthy/ib.log:1: 'node:1:2 [0] NCCL INFO Using network IB'",
     ]
     assert err.splitlines() == [

@@ -89,29 +89,30 @@ def test_schema_errors_point_at_the_key_or_value_at_fault() -> None:
     assert problems({GOOD: text}) == [
         f"{GOOD}:1:1: error [schema] missing required field 'layer' — write where the fault "
         "usually lies: hardware, software or either",
-        f"{GOOD}:5:1: error [schema] unknown field 'titel'; did you mean 'title'?",
-        f"{GOOD}:6:11: error [schema] severity: Input should be 'critical', 'high', "
+        f"{GOOD}:6:1: error [schema] unknown field 'titel'; did you mean 'title'?",
+        f"{GOOD}:7:11: error [schema] severity: Input should be 'critical', 'high', "
         "'medium' or 'low'",
-        f"{GOOD}:12:12: error [schema] mechanism: Input should be a valid dictionary or "
+        f"{GOOD}:13:12: error [schema] mechanism: Input should be a valid dictionary or "
         "instance of Mechanism",
-        f"{GOOD}:13:1: error [schema] unknown field 'former_mechanism'; did you mean 'mechanism'?",
-        f"{GOOD}:29:17: error [schema] confirm[0].needs_root: Input should be a valid boolean, "
+        f"{GOOD}:14:1: error [schema] unknown field 'former_mechanism'; did you mean 'mechanism'?",
+        f"{GOOD}:30:17: error [schema] confirm[0].needs_root: Input should be a valid boolean, "
         "unable to interpret input",
-        f"{GOOD}:31:14: error [schema] signatures[0].pattern: unknown placeholder {{pcie}}; use "
+        f"{GOOD}:32:14: error [schema] signatures[0].pattern: unknown placeholder {{pcie}}; use "
         "one of {int}, {num}, {hex}, {pci}, {word}, {token}, {*}, or {{ for a literal brace",
-        f"{GOOD}:46:13: error [schema] codes.xid[1]: Input should be a valid integer, "
+        f"{GOOD}:47:13: error [schema] codes.xid[1]: Input should be a valid integer, "
         "unable to parse string as an integer",
-        f"{GOOD}:52:10: error [schema] references[0].url: must be an https:// URL with no "
+        f"{GOOD}:53:10: error [schema] references[0].url: must be an https:// URL with no "
         "spaces or quotes",
     ]
 
 
 def test_wrong_type_at_line_12_names_line_12() -> None:
-    text = edit(
-        entry_yaml(), "mechanism:\n  mistaken_for", "mechanism: [oops]\nmech:\n  mistaken_for"
-    )
-    found = problems({GOOD: text})
-    assert found[0].startswith(f"{GOOD}:12:12: error [schema] mechanism: ")
+    text = edit(entry_yaml(), "root_cause: The GPU", "root_cause: [The GPU")
+    text = edit(text, "failing board).", "failing board)]")
+    assert text.splitlines()[11].startswith("root_cause: [")
+    assert problems({GOOD: text}) == [
+        f"{GOOD}:12:13: error [schema] root_cause: Input should be a valid string",
+    ]
 
 
 def test_identity_and_cross_entry_checks() -> None:
@@ -128,20 +129,20 @@ def test_identity_and_cross_entry_checks() -> None:
             "entries/gpu-hardware/xid-48-double-bit-ecc.yaml": related,
         }
     ) == [
-        "entries/gpu-hardware/nan-loss.yaml:3:11: error [category-directory] category "
+        "entries/gpu-hardware/nan-loss.yaml:4:11: error [category-directory] category "
         "'numerics' does not match the folder 'gpu-hardware'; move the file to entries/numerics/",
-        "entries/gpu-hardware/xid-48-double-bit-ecc.yaml:52:11: error [unknown-id] related "
+        "entries/gpu-hardware/xid-48-double-bit-ecc.yaml:53:11: error [unknown-id] related "
         "names unknown entry 'no-such-entry'",
-        "entries/gpu-hardware/xid-48-double-bit-ecc.yaml:53:14: error [unknown-id] collateral "
+        "entries/gpu-hardware/xid-48-double-bit-ecc.yaml:54:14: error [unknown-id] collateral "
         "names the entry itself",
         # "-copy" sorts before ".yaml", so the copy counts as the first holder of the id.
-        "entries/gpu-hardware/xid-79-gpu-fallen-off-bus-copy.yaml:1:5: error [id-filename] id "
+        "entries/gpu-hardware/xid-79-gpu-fallen-off-bus-copy.yaml:2:5: error [id-filename] id "
         "'xid-79-gpu-fallen-off-bus' does not match the file name "
         "'xid-79-gpu-fallen-off-bus-copy'",
-        "entries/gpu-hardware/xid-79-gpu-fallen-off-bus.yaml:1:5: error [duplicate-id] id "
+        "entries/gpu-hardware/xid-79-gpu-fallen-off-bus.yaml:2:5: error [duplicate-id] id "
         "'xid-79-gpu-fallen-off-bus' is already used by "
         "entries/gpu-hardware/xid-79-gpu-fallen-off-bus-copy.yaml",
-        "entries/gpu-hardware/xid-79-wrong-name.yaml:1:5: error [id-filename] id "
+        "entries/gpu-hardware/xid-79-wrong-name.yaml:2:5: error [id-filename] id "
         "'xid-79-renamed' does not match the file name 'xid-79-wrong-name'",
     ]
 
@@ -157,15 +158,15 @@ def test_markdown_lint_points_into_block_scalars() -> None:
     text = edit(text, "  - Watch `dmesg`", "  - <script>alert(1)</script> Watch `dmesg`")
     assert problems({GOOD: text}) == [
         # A link to an entry is checked against the catalog, at the field that holds it.
-        f"{GOOD}:14:13: error [markdown] link to unknown entry 'xid-48-double-bit-ecc'",
-        f"{GOOD}:17:5: error [markdown] raw HTML is not allowed: '</b>'",
-        f"{GOOD}:17:5: error [markdown] raw HTML is not allowed: '<b>'",
-        f"{GOOD}:19:5: error [markdown] headings are not allowed inside a field; the page "
+        f"{GOOD}:15:13: error [markdown] link to unknown entry 'xid-48-double-bit-ecc'",
+        f"{GOOD}:18:5: error [markdown] raw HTML is not allowed: '</b>'",
+        f"{GOOD}:18:5: error [markdown] raw HTML is not allowed: '<b>'",
+        f"{GOOD}:20:5: error [markdown] headings are not allowed inside a field; the page "
         "template sets the headings",
-        f"{GOOD}:21:5: error [markdown] images are not allowed; link to the page instead",
-        f"{GOOD}:21:5: error [markdown] link target 'javascript:alert(1)' must be an http(s) URL "
+        f"{GOOD}:22:5: error [markdown] images are not allowed; link to the page instead",
+        f"{GOOD}:22:5: error [markdown] link target 'javascript:alert(1)' must be an http(s) URL "
         "or another entry's id",
-        f"{GOOD}:48:5: error [markdown] raw HTML is not allowed: '<script>alert(1)</script> "
+        f"{GOOD}:49:5: error [markdown] raw HTML is not allowed: '<script>alert(1)</script> "
         "Watch `dmesg` '",
     ]
 
@@ -179,8 +180,8 @@ def test_aliases_must_not_collide_with_ids_or_each_other() -> None:
     )
     assert problems({GOOD: first, "entries/gpu-hardware/xid-48-double-bit-ecc.yaml": second}) == [
         # The first file by path keeps the alias; the later one is told.
-        f"{GOOD}:2:11: error [alias-collision] alias 'gpu-fell-off-bus' is already an alias in "
+        f"{GOOD}:3:11: error [alias-collision] alias 'gpu-fell-off-bus' is already an alias in "
         "entries/gpu-hardware/xid-48-double-bit-ecc.yaml",
-        f"{GOOD}:2:29: error [alias-collision] alias 'xid-48-double-bit-ecc' is the id of "
+        f"{GOOD}:3:29: error [alias-collision] alias 'xid-48-double-bit-ecc' is the id of "
         "entries/gpu-hardware/xid-48-double-bit-ecc.yaml",
     ]
