@@ -23,7 +23,7 @@ from mkdocs.structure.toc import get_toc
 from generator.catalog import Catalog
 from generator.diagnose.index import build_index, index_json
 from generator.loading.discovery import find_entry_files, read_sources
-from generator.problems import format_problems, has_errors
+from generator.problems import Level, Problem, format_problems, has_errors
 from generator.render.pages import RenderedPage, Renderer
 from generator.validation import validate_sources
 
@@ -39,6 +39,15 @@ class TrainwreckConfig(base.Config):
 class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
     def __init__(self) -> None:
         self.pages: dict[str, RenderedPage] = {}
+        self.index = ""
+        self.serving = False
+        # Problems that the preview shows as a banner while it keeps the last good pages.
+        self.problems: list[Problem] = []
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        # Defining on_startup also keeps this instance across the rebuilds of one `serve`,
+        # which is what lets a broken save fall back to the last good pages.
+        self.serving = command == "serve"
 
     def _base(self, config: Any) -> Path:
         return Path(config.config_file_path or ".").resolve().parent
@@ -50,22 +59,29 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
         result = validate_sources(sources)
         problems = [*unreadable, *result.problems]
         if has_errors(problems):
-            raise PluginError("entries failed validation:\n" + format_problems(problems, "text"))
-        catalog = Catalog.of(result.entries)
-        renderer = Renderer(base_dir / self.config.templates_dir)
-        self.pages = {p.src_uri: p for p in renderer.all_pages(catalog)}
+            report = format_problems(problems, "text")
+            if not (self.serving and self.pages):
+                raise PluginError("entries failed validation:\n" + report)
+            # A preview keeps serving the last good pages, with the problems on top of each.
+            log.error("entries failed validation; showing the last good build:\n%s", report)
+            self.problems = [p for p in problems if p.level is Level.ERROR]
+        else:
+            self.problems = []
+            catalog = Catalog.of(result.entries)
+            renderer = Renderer(base_dir / self.config.templates_dir)
+            self.pages = {p.src_uri: p for p in renderer.all_pages(catalog)}
+            self.index = index_json(build_index(result.entries))
+            log.info("trainwreck: %d entries, %d pages", len(catalog.entries), len(self.pages))
         for src_uri in self.pages:
             existing = files.get_file_from_path(src_uri)
             if existing is not None:
                 files.remove(existing)
             files.append(File.generated(config, src_uri, content="<!-- trainwreck -->\n"))
         # The compiled signature index, for the browser diagnoser and tools: /signatures.json.
-        index = index_json(build_index(result.entries))
         existing = files.get_file_from_path(SIGNATURES_URI)
         if existing is not None:
             files.remove(existing)
-        files.append(File.generated(config, SIGNATURES_URI, content=index))
-        log.info("trainwreck: %d entries, %d pages", len(catalog.entries), len(self.pages))
+        files.append(File.generated(config, SIGNATURES_URI, content=self.index))
         return files
 
     def on_page_markdown(self, markdown: str, /, *, page: Any, config: Any, files: Files) -> str:
@@ -87,7 +103,21 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
                 if h.level == 2
             ]
         )
-        return rendered.html
+        return _banner(self.problems) + rendered.html
+
+
+def _banner(problems: list[Problem]) -> str:
+    if not problems:
+        return ""
+    items = "\n".join(f"<li><code>{html.escape(p.text())}</code></li>" for p in problems)
+    return (
+        # Inline style: the banner must show even when the broken save is a stylesheet.
+        '<div class="tw-build-error" role="alert" style="border: 2px solid #b71c1c; '
+        'padding: 0.4em 1em; margin-bottom: 1em">'
+        "<p><strong>This preview is the last good build.</strong> "
+        "Fix these problems and save again:</p>"
+        f"<ul>{items}</ul></div>\n"
+    )
 
 
 def build_site(config_file: Path, site_dir: Path) -> None:
