@@ -25,6 +25,7 @@ from generator.diagnose.index import build_index, index_json
 from generator.loading.discovery import find_entry_files, read_sources
 from generator.problems import Level, Problem, format_problems, has_errors
 from generator.render.pages import RenderedPage, Renderer
+from generator.render.redirects import redirect_files
 from generator.validation import validate_sources
 
 log = logging.getLogger("mkdocs.plugins.trainwreck")
@@ -39,7 +40,7 @@ class TrainwreckConfig(base.Config):
 class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
     def __init__(self) -> None:
         self.pages: dict[str, RenderedPage] = {}
-        self.index = ""
+        self.extra_files: dict[str, str] = {}
         self.serving = False
         # Problems that the preview shows as a banner while it keeps the last good pages.
         self.problems: list[Problem] = []
@@ -70,18 +71,21 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
             catalog = Catalog.of(result.entries)
             renderer = Renderer(base_dir / self.config.templates_dir)
             self.pages = {p.src_uri: p for p in renderer.all_pages(catalog)}
-            self.index = index_json(build_index(result.entries))
+            # Files served as they are: the signature index for the browser diagnoser and
+            # tools, and redirects from renamed entries' old URLs.
+            index = index_json(build_index(result.entries))
+            self.extra_files = {SIGNATURES_URI: index, **redirect_files(catalog)}
             log.info("trainwreck: %d entries, %d pages", len(catalog.entries), len(self.pages))
         for src_uri in self.pages:
             existing = files.get_file_from_path(src_uri)
             if existing is not None:
                 files.remove(existing)
             files.append(File.generated(config, src_uri, content="<!-- trainwreck -->\n"))
-        # The compiled signature index, for the browser diagnoser and tools: /signatures.json.
-        existing = files.get_file_from_path(SIGNATURES_URI)
-        if existing is not None:
-            files.remove(existing)
-        files.append(File.generated(config, SIGNATURES_URI, content=self.index))
+        for path, content in self.extra_files.items():
+            existing = files.get_file_from_path(path)
+            if existing is not None:
+                files.remove(existing)
+            files.append(File.generated(config, path, content=content))
         return files
 
     def on_page_markdown(self, markdown: str, /, *, page: Any, config: Any, files: Files) -> str:
