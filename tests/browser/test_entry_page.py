@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from .searching import search
+
 pytestmark = pytest.mark.browser
 
 ENTRY = "xid-74-nvlink-error"
@@ -53,11 +55,7 @@ def test_search_finds_the_entry_from_a_pasted_signature_line(site_url: str, page
         "NVLink: fatal error detected on link 14(0x0, 0x0, 0x10000, 0x0, 0x0, 0x0, 0x0)"
     )
     page.goto(f"{site_url}/")
-    box = page.locator("input.md-search__input")
-    box.click()
-    box.fill(line)
-    first = page.locator(".md-search-result__item > a").first
-    first.wait_for(timeout=15000)
+    first = search(page, line)
     # The theme appends ?h=<terms> for highlighting; the page is what matters.
     assert first.get_attribute("href").split("?")[0] == f"{site_url}/failures/{ENTRY}/"
     assert page.errors == []
