@@ -112,3 +112,21 @@ def test_unreadable_file_is_a_problem_not_a_traceback(
         f"{BROKEN}:6:11: error [schema] severity: Input should be 'critical', 'high', "
         "'medium' or 'low'",
     ]
+
+
+def test_a_20_mb_file_is_refused_without_reading_it_and_the_rest_still_report(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    huge = repo / "entries/gpu-hardware/huge.yaml"
+    with huge.open("w") as handle:
+        handle.write("title: ")
+        for _ in range(20):
+            handle.write("x" * (1 << 20))
+    assert main(["validate"]) == 1
+    out, _ = capsys.readouterr()
+    assert out.splitlines() == [
+        "entries/gpu-hardware/huge.yaml:1:1: error [file-too-large] file is larger than the "
+        "524,288-byte limit for an entry",
+        f"{BROKEN}:6:11: error [schema] severity: Input should be 'critical', 'high', "
+        "'medium' or 'low'",
+    ]
