@@ -74,11 +74,34 @@ class YamlProblem(Exception):
         self.col = col
 
 
-class _StrictLoader(yaml.SafeLoader):
+if yaml.__with_libyaml__:
+    from yaml._yaml import CParser
+    from yaml.composer import Composer
+    from yaml.constructor import SafeConstructor
+    from yaml.resolver import Resolver
+
+    class _Base(Composer, CParser, SafeConstructor, Resolver):
+        """LibYAML's C scanner and parser under PyYAML's Python composer.
+
+        Scanning is where pure-Python PyYAML spends its time (about 5 ms an entry, 16x the C
+        parser); composing stays in Python so that the hook below sees every anchor and alias.
+        """
+
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+            Composer.__init__(self)
+
+else:  # pragma: no cover - PyYAML wheels ship LibYAML on every platform we run on
+    _Base = yaml.SafeLoader  # type: ignore[assignment,misc]
+
+
+class _StrictLoader(_Base):
     """A safe loader whose composer refuses anchors and aliases where they first appear."""
 
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
-        event = self.peek_event()  # type: ignore[no-untyped-call]
+        event = self.peek_event()
         if isinstance(event, AliasEvent):
             line, col = _place(event.start_mark)
             raise YamlProblem(
@@ -231,6 +254,9 @@ def load_yaml(raw: bytes) -> LoadedYaml:
                     line,
                     col,
                 ) from None
+            lines = text.splitlines()
+            if 0 < line <= len(lines) and lines[line - 1][col - 1 : col] == "\t":
+                message = "a tab cannot indent YAML; indent with spaces"
             raise YamlProblem("yaml-syntax", message or "invalid YAML", line, col) from None
         except yaml.YAMLError as exc:
             raise YamlProblem("yaml-syntax", str(exc).splitlines()[0], 1, 1) from None
