@@ -24,6 +24,7 @@ from generator.catalog import Catalog
 from generator.diagnose.index import build_index, index_json
 from generator.loading.discovery import find_entry_files, read_sources
 from generator.problems import Level, Problem, format_problems, has_errors
+from generator.render.data_files import data_files
 from generator.render.pages import RenderedPage, Renderer
 from generator.render.redirects import redirect_files
 from generator.validation import validate_sources
@@ -69,12 +70,17 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
         else:
             self.problems = []
             catalog = Catalog.of(result.entries)
-            renderer = Renderer(base_dir / self.config.templates_dir)
+            site_url = config.site_url or ""
+            renderer = Renderer(base_dir / self.config.templates_dir, site_url=site_url)
             self.pages = {p.src_uri: p for p in renderer.all_pages(catalog)}
             # Files served as they are: the signature index for the browser diagnoser and
-            # tools, and redirects from renamed entries' old URLs.
+            # tools, redirects from renamed entries' old URLs, and the API, feed and robots.txt.
             index = index_json(build_index(result.entries))
-            self.extra_files = {SIGNATURES_URI: index, **redirect_files(catalog)}
+            self.extra_files = {
+                SIGNATURES_URI: index,
+                **redirect_files(catalog),
+                **data_files(catalog, site_url),
+            }
             log.info("trainwreck: %d entries, %d pages", len(catalog.entries), len(self.pages))
         for src_uri in self.pages:
             existing = files.get_file_from_path(src_uri)

@@ -17,7 +17,9 @@ from markupsafe import Markup
 from generator.catalog import Catalog
 from generator.model.categories import CATEGORIES
 from generator.model.entry import Entry
+from generator.render import data_files
 from generator.render.markdown import plain_text, render_markdown
+from generator.render.structured_data import entry_structured_data, script_json
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,21 @@ def slug(text: str, limit: int = 60) -> str:
     return s[:limit].rstrip("-") or "item"
 
 
+def unique_slugs(texts: list[str], prefix: str) -> list[str]:
+    """One anchor per text, `prefix` + its slug; a repeated slug gets -2, -3, ..."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for text in texts:
+        base = prefix + slug(text)
+        anchor, n = base, 1
+        while anchor in seen:
+            n += 1
+            anchor = f"{base}-{n}"
+        seen.add(anchor)
+        out.append(anchor)
+    return out
+
+
 def _root(src_uri: str) -> str:
     depth = src_uri.count("/")
     # index.md at the top sits at the root; "x/index.md" is one level down.
@@ -48,6 +65,7 @@ def _root(src_uri: str) -> str:
 
 
 _HEADING = re.compile(r'<h([23]) id="([^"]+)"[^>]*>(.*?)</h\1>', re.S)
+_HEADERLINK = re.compile(r'<a class="headerlink"[^>]*>.*?</a>', re.S)
 _TAG = re.compile(r"<[^>]+>")
 
 
@@ -55,13 +73,18 @@ def _toc(html: str) -> tuple[Heading, ...]:
     from html import unescape
 
     return tuple(
-        Heading(int(level), anchor, unescape(_TAG.sub("", inner)).strip())
+        Heading(int(level), anchor, unescape(_TAG.sub("", _HEADERLINK.sub("", inner))).strip())
         for level, anchor, inner in _HEADING.findall(html)
     )
 
 
 class Renderer:
-    def __init__(self, templates_dir: Path) -> None:
+    """Renders pages from `templates_dir`. `site_url` (mkdocs.yml's, absolute, ending in "/")
+    is needed for the absolute URLs of the JSON-LD and the /api/ page's examples; without it
+    entry pages carry no JSON-LD."""
+
+    def __init__(self, templates_dir: Path, site_url: str = "") -> None:
+        self.site_url = data_files.check_site_url(site_url) if site_url else ""
         self.env = Environment(
             loader=FileSystemLoader(str(templates_dir / "pages")),
             autoescape=True,
@@ -84,12 +107,24 @@ class Renderer:
         def md_inline(text: str) -> Markup:
             return render_markdown(text, root, inline=True)
 
+        page_path = src_uri.removesuffix("index.md")
         html = self.env.get_template(template).render(
-            root=root, md=md, md_inline=md_inline, categories=CATEGORIES, **context
+            root=root,
+            md=md,
+            md_inline=md_inline,
+            categories=CATEGORIES,
+            page_url=self.site_url + page_path if self.site_url else "",
+            **context,
         )
         return RenderedPage(src_uri, title, description, html, _toc(html))
 
     def entry(self, entry: Entry, catalog: Catalog) -> RenderedPage:
+        faq_ids = unique_slugs([item.q for item in entry.faq], "faq-")
+        structured = (
+            [script_json(d) for d in entry_structured_data(entry, self.site_url, faq_ids)]
+            if self.site_url
+            else []
+        )
         return self._page(
             "entry.html.j2",
             f"failures/{entry.id}/index.md",
@@ -98,6 +133,8 @@ class Renderer:
             entry=entry,
             catalog=catalog,
             referenced_by=catalog.referenced_by(entry.id),
+            faq=list(zip(faq_ids, entry.faq, strict=True)),
+            structured_data=structured,
         )
 
     def all_pages(self, catalog: Catalog) -> list[RenderedPage]:
@@ -109,6 +146,7 @@ class Renderer:
                 "Trainwreck",
                 "An open encyclopedia of ML training failures, with a log diagnoser.",
                 catalog=catalog,
+                tags=catalog.tags(),
             )
         )
         pages.append(
@@ -153,4 +191,37 @@ class Renderer:
                 rows=catalog.xid_rows(),
             )
         )
+        pages.append(self._api_page(catalog))
         return pages
+
+    def _api_page(self, catalog: Catalog) -> RenderedPage:
+        pointers = {p.xid: p for p in data_files.xid_pointers(catalog, self.site_url or "/")}
+        codes = list(pointers)
+        example_xid = 79 if 79 in pointers else (codes[0] if codes else None)
+        example_entry = (
+            catalog.by_id[pointers[example_xid].entries[0].id]
+            if example_xid is not None
+            else (catalog.entries[0] if catalog.entries else None)
+        )
+        return self._page(
+            "api.html.j2",
+            "api/index.md",
+            "API and feed",
+            "The encyclopedia as JSON for scripts, its JSON Schemas, and the Atom feed.",
+            catalog=catalog,
+            xid_codes=codes,
+            example_xid=example_xid,
+            example_entry=example_entry,
+            base=self.site_url or "https://your-site.example/",
+            paths={
+                "index": data_files.INDEX_PATH,
+                "entry_dir": data_files.ENTRY_DIR,
+                "xid_dir": data_files.XID_DIR,
+                "entry_schema": data_files.ENTRY_SCHEMA_PATH,
+                "index_schema": data_files.INDEX_SCHEMA_PATH,
+                "xid_schema": data_files.XID_SCHEMA_PATH,
+                "feed": data_files.FEED_PATH,
+                "sitemap": data_files.SITEMAP_PATH,
+                "robots": data_files.ROBOTS_PATH,
+            },
+        )
