@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: serve build validate test lint format chromium clean
+.PHONY: serve build validate test lint format chromium axe clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,12 +33,19 @@ validate: $(VENV)/.installed
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
+# The accessibility tests inject axe-core into Chromium; npm fetches it into node_modules/
+# (git-ignored), without a package.json.
+AXE := node_modules/axe-core/axe.min.js
+axe: $(AXE)
+$(AXE):
+	npm install --no-save --no-package-lock --no-audit --no-fund --prefix . axe-core@4
+
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: $(VENV)/.installed-test chromium lint
+test: $(VENV)/.installed-test chromium $(AXE) lint
 	$(BIN)/python -m pytest
 
 format: $(VENV)/.installed-test
