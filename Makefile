@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: serve build validate test lint format chromium axe clean
+.PHONY: serve build validate test lint format chromium axe fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,13 @@ lint: $(VENV)/.installed-test
 
 test: $(VENV)/.installed-test chromium $(AXE) lint
 	$(BIN)/python -m pytest
+
+# Coverage-guided fuzzing of the entry loader and the log scanner, MINUTES each (docs/security.md).
+MINUTES ?= 5
+fuzz: $(VENV)/.installed-test
+	$(BIN)/python -m pip install -q -e '.[fuzz]'
+	$(BIN)/python fuzz/fuzz_loader.py -max_total_time=$$(( $(MINUTES) * 60 ))
+	$(BIN)/python fuzz/fuzz_scanner.py -max_total_time=$$(( $(MINUTES) * 60 ))
 
 format: $(VENV)/.installed-test
 	$(BIN)/ruff format .

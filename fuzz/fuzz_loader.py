@@ -1,6 +1,6 @@
 """atheris fuzz target: any bytes as an entry file give an entry or placed problems.
 
-Run: make fuzz-loader MINUTES=10   (or: python fuzz/fuzz_loader.py -max_total_time=600)
+Run: make fuzz MINUTES=10   (or: python fuzz/fuzz_loader.py -max_total_time=600)
 A crash writes crash-<hash> here; keep the input as a regression test before fixing it.
 """
 

@@ -1,6 +1,6 @@
 """atheris fuzz target: any bytes as a log are scanned and triaged without an exception.
 
-Run: make fuzz-scanner MINUTES=10   (or: python fuzz/fuzz_scanner.py -max_total_time=600)
+Run: make fuzz MINUTES=10   (or: python fuzz/fuzz_scanner.py -max_total_time=600)
 The catalog is compiled once from entries/, so the fuzzer explores the real signatures.
 """
 
