@@ -10,19 +10,22 @@ from __future__ import annotations
 
 import html
 import logging
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.toc import get_toc
 
 from generator.catalog import Catalog
 from generator.diagnose.index import build_index, index_json
 from generator.loading.discovery import find_entry_files, read_sources
+from generator.preview_cache import PageCache, PreviewValidator, Skeletons, page_fingerprint
 from generator.problems import Level, Problem, format_problems, has_errors
 from generator.render.data_files import data_files
 from generator.render.pages import RenderedPage, Renderer
@@ -45,11 +48,29 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
         self.serving = False
         # Problems that the preview shows as a banner while it keeps the last good pages.
         self.problems: list[Problem] = []
+        # The incremental preview (`serve` with a dirty build): see generator/preview_cache.py.
+        self.incremental = False
+        self.validator = PreviewValidator()
+        self.page_cache = PageCache()
+        self.skeletons: Skeletons | None = None
+        self.rendered: set[str] = set()  # src_uris re-rendered by the last build
+        # Material's search index, kept per page: a dirty build indexes only the pages it
+        # rebuilt, so the entries of the others are carried over from earlier builds.
+        self.search_docs: dict[str, list[dict[str, Any]]] = {}
+        self.search_mark = 0
+        self.doc_uris: list[str] = []
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # Defining on_startup also keeps this instance across the rebuilds of one `serve`,
         # which is what lets a broken save fall back to the last good pages.
         self.serving = command == "serve"
+        self.incremental = self.serving and dirty
+        if self.incremental:
+            self.skeletons = Skeletons(Path(tempfile.mkdtemp(prefix="trainwreck-preview-")))
+
+    def on_shutdown(self) -> None:
+        if self.skeletons is not None:
+            shutil.rmtree(self.skeletons.folder, ignore_errors=True)
 
     def _base(self, config: Any) -> Path:
         return Path(config.config_file_path or ".").resolve().parent
@@ -58,7 +79,7 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
         base_dir = self._base(config)
         entries_dir = base_dir / self.config.entries_dir
         sources, unreadable = read_sources(find_entry_files(entries_dir), base_dir)
-        result = validate_sources(sources)
+        result = self.validator.validate(sources) if self.incremental else validate_sources(sources)
         problems = [*unreadable, *result.problems]
         if has_errors(problems):
             report = format_problems(problems, "text")
@@ -72,7 +93,10 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
             catalog = Catalog.of(result.entries)
             site_url = config.site_url or ""
             renderer = Renderer(base_dir / self.config.templates_dir, site_url=site_url)
-            self.pages = {p.src_uri: p for p in renderer.all_pages(catalog)}
+            if self.incremental:
+                self.pages, self.rendered = self.page_cache.update(renderer, catalog)
+            else:
+                self.pages = {p.src_uri: p for p in renderer.all_pages(catalog)}
             # Files served as they are: the signature index for the browser diagnoser and
             # tools, redirects from renamed entries' old URLs, and the API, feed and robots.txt.
             index = index_json(build_index(result.entries))
@@ -81,17 +105,33 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
                 **redirect_files(catalog),
                 **data_files(catalog, site_url),
             }
-            log.info("trainwreck: %d entries, %d pages", len(catalog.entries), len(self.pages))
-        for src_uri in self.pages:
-            existing = files.get_file_from_path(src_uri)
-            if existing is not None:
-                files.remove(existing)
-            files.append(File.generated(config, src_uri, content="<!-- trainwreck -->\n"))
+            log.info(
+                "trainwreck: %d entries, %d pages, %d rendered",
+                len(catalog.entries),
+                len(self.pages),
+                len(self.rendered) if self.incremental else len(self.pages),
+            )
+        banner = _banner(self.problems)
+        for src_uri, page in self.pages.items():
+            _remove(files, src_uri)
+            if self.skeletons is None:
+                files.append(File.generated(config, src_uri, content="<!-- trainwreck -->\n"))
+            else:
+                file = File(src_uri, None, config.site_dir, config.use_directory_urls)
+                skeleton = self.skeletons.path(
+                    src_uri, page_fingerprint(page, banner), file.abs_dest_path
+                )
+                files.append(File.generated(config, src_uri, abs_src_path=skeleton))
         for path, content in self.extra_files.items():
-            existing = files.get_file_from_path(path)
-            if existing is not None:
-                files.remove(existing)
-            files.append(File.generated(config, path, content=content))
+            _remove(files, path)
+            if self.skeletons is None:
+                files.append(File.generated(config, path, content=content))
+            else:
+                dest = str(Path(config.site_dir) / path)
+                skeleton = self.skeletons.path(path, content.encode(), dest)
+                files.append(File.generated(config, path, abs_src_path=skeleton))
+        self.search_mark = 0
+        self.doc_uris = [f.src_uri for f in files if f.is_documentation_page()]
         return files
 
     def on_page_markdown(self, markdown: str, /, *, page: Any, config: Any, files: Files) -> str:
@@ -101,6 +141,33 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
             page.meta["title"] = html.escape(rendered.title)
             page.meta["description"] = html.escape(rendered.description)
         return markdown
+
+    @event_priority(-100)  # after the search plugin has indexed the page
+    def on_page_context(self, context: Any, /, *, page: Any, config: Any, nav: Any) -> Any:
+        search = self._search(config)
+        if search is not None:
+            entries = search.search_index.entries
+            self.search_docs[page.file.src_uri] = entries[self.search_mark :]
+            self.search_mark = len(entries)
+        return context
+
+    @event_priority(100)  # before the search plugin writes its index
+    def on_post_build(self, *, config: Any) -> None:
+        search = self._search(config)
+        if search is None:
+            return
+        # Pages in this build's order; a page that is gone takes its entries with it.
+        self.search_docs = {
+            uri: self.search_docs[uri] for uri in self.doc_uris if uri in self.search_docs
+        }
+        search.search_index.entries = [e for docs in self.search_docs.values() for e in docs]
+        search.search_index_prev = None  # the entries are already complete
+
+    def _search(self, config: Any) -> Any:
+        if not self.incremental:
+            return None
+        search = config.plugins.get("material/search") or config.plugins.get("search")
+        return search if search is not None and hasattr(search, "search_index") else None
 
     def on_page_content(self, content: str, /, *, page: Any, config: Any, files: Files) -> str:
         rendered = self.pages.get(page.file.src_uri)
@@ -114,6 +181,12 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
             ]
         )
         return _banner(self.problems) + rendered.html
+
+
+def _remove(files: Files, src_uri: str) -> None:
+    existing = files.get_file_from_path(src_uri)
+    if existing is not None:
+        files.remove(existing)
 
 
 def _banner(problems: list[Problem]) -> str:
@@ -147,4 +220,7 @@ def serve_site(config_file: Path, watch: list[Path], dev_addr: str) -> None:
         livereload=True,
         watch=[str(p) for p in watch],
         dev_addr=dev_addr,
+        # Rebuild only the pages whose source changed; the plugin keeps its generated pages'
+        # sources unchanged unless their HTML did (generator/preview_cache.py).
+        build_type="dirty",
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pydantic import ValidationError
 
@@ -38,15 +39,24 @@ class ValidationResult:
 
 
 def load_doc(source: SourceFile) -> tuple[EntryDoc | None, list[Problem]]:
+    # Memoised on the file's path and bytes (a pure function of them), so the preview parses
+    # only the files that changed since the last save.
+    doc, problems = _load_doc(source)
+    return doc, list(problems)
+
+
+# Bounded: at most 2,048 files of at most 512 KiB each (the loader's cap) stay in memory.
+@lru_cache(maxsize=2048)
+def _load_doc(source: SourceFile) -> tuple[EntryDoc | None, tuple[Problem, ...]]:
     try:
         loaded = load_yaml(source.raw)
     except YamlProblem as exc:
-        return None, [yaml_problem(source.path, exc)]
+        return None, (yaml_problem(source.path, exc),)
     try:
         entry = Entry.model_validate(loaded.data)
     except ValidationError as exc:
-        return None, schema_problems(source.path, loaded, exc)
-    return EntryDoc(source.path, loaded, entry), []
+        return None, tuple(schema_problems(source.path, loaded, exc))
+    return EntryDoc(source.path, loaded, entry), ()
 
 
 def validate_sources(

@@ -1,0 +1,194 @@
+"""What the preview (`trainwreck serve`) keeps between saves, so a save redoes only its share.
+
+- `PreviewValidator` gives the same result as `validate_sources`, but each file's parse
+  (`load_doc` is memoised) and each per-file check runs again only when that file's bytes
+  changed; the cross-entry checks still see every entry.
+- `affected_pages` names the pages an edit can change, from the catalogs before and after it;
+  `PageCache` re-renders those and reuses every other page's HTML.
+- `Skeletons` backs each generated file with a small file in a cache folder, rewritten (and its
+  mtime bumped) only when that file's content changed, so a dirty MkDocs build skips the rest.
+
+Pure apart from `Skeletons`, which writes only inside its own folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from generator.catalog import Catalog
+from generator.checks import REGISTRY, EntryDoc
+from generator.checks.signatures import IndexCheck
+from generator.model.entry import Entry
+from generator.problems import Level, Problem
+from generator.render.pages import RenderedPage, Renderer
+from generator.validation import SourceFile, ValidationResult, load_doc
+
+# Pages whose content sums up the whole catalog (counts, recent entries, the tag cloud, the
+# Xid table, the API examples). They are cheap, so any change to the catalog re-renders them.
+SUMMARY_PAGES = frozenset(
+    {"index.md", "categories/index.md", "tags/index.md", "xid/index.md", "api/index.md"}
+)
+
+
+def entry_uri(entry_id: str) -> str:
+    return f"failures/{entry_id}/index.md"
+
+
+def category_uri(category: str) -> str:
+    return f"categories/{category}/index.md"
+
+
+def tag_uri(tag: str) -> str:
+    return f"tags/{tag}/index.md"
+
+
+def _links(entry: Entry) -> set[str]:
+    return {*entry.related, *entry.collateral}
+
+
+def affected_pages(old: Catalog, new: Catalog) -> frozenset[str]:
+    """The src_uris of the pages of `new` whose HTML can differ from what `old` rendered.
+
+    For each entry added, removed or changed: its own page, the pages of its category and
+    tags (before and after), the entries it names as related or collateral (their back-links
+    list it) and the entries that name it (their links show its title), before and after;
+    plus the summary pages whenever anything changed. Pages that no longer exist are left out.
+    """
+    changed = {
+        entry_id
+        for entry_id in old.by_id.keys() | new.by_id.keys()
+        if old.by_id.get(entry_id) != new.by_id.get(entry_id)
+    }
+    if not changed:
+        return frozenset()
+    pages = set(SUMMARY_PAGES)
+    for entry_id in changed:
+        for entry in (old.by_id.get(entry_id), new.by_id.get(entry_id)):
+            if entry is None:
+                continue
+            pages.add(entry_uri(entry.id))
+            pages.add(category_uri(entry.category.value))
+            pages.update(tag_uri(tag) for tag in entry.tags)
+            pages.update(entry_uri(other) for other in _links(entry))
+    for catalog in (old, new):
+        pages.update(entry_uri(e.id) for e in catalog.entries if _links(e) & changed)
+    return frozenset(pages & _page_uris(new))
+
+
+def _page_uris(catalog: Catalog) -> set[str]:
+    uris = set(SUMMARY_PAGES)
+    uris.update(entry_uri(e.id) for e in catalog.entries)
+    uris.update(category_uri(c.id.value) for c, _count in catalog.categories())
+    uris.update(tag_uri(tag) for tag in catalog.tags())
+    return uris
+
+
+class _ReusingRenderer(Renderer):
+    """A renderer that hands back the cached page for every src_uri outside `fresh`."""
+
+    def __init__(self, base: Renderer, cached: dict[str, RenderedPage], fresh: frozenset[str]):
+        self.__dict__.update(base.__dict__)
+        self.cached = cached
+        self.fresh = fresh
+        self.rendered: set[str] = set()
+
+    def _page(
+        self, template: str, src_uri: str, title: str, description: str, **context: object
+    ) -> RenderedPage:
+        page = self.cached.get(src_uri)
+        if page is not None and src_uri not in self.fresh:
+            return page
+        self.rendered.add(src_uri)
+        return super()._page(template, src_uri, title, description, **context)
+
+
+class PageCache:
+    """The last catalog and its rendered pages; `update` re-renders only what changed."""
+
+    def __init__(self) -> None:
+        self.catalog: Catalog | None = None
+        self.pages: dict[str, RenderedPage] = {}
+
+    def update(
+        self, renderer: Renderer, catalog: Catalog
+    ) -> tuple[dict[str, RenderedPage], set[str]]:
+        """Every page of `catalog`, and the src_uris that were rendered for it."""
+        if self.catalog is None:
+            pages = renderer.all_pages(catalog)
+            rendered = {p.src_uri for p in pages}
+        else:
+            reusing = _ReusingRenderer(renderer, self.pages, affected_pages(self.catalog, catalog))
+            pages = reusing.all_pages(catalog)
+            rendered = reusing.rendered
+        self.catalog = catalog
+        self.pages = {p.src_uri: p for p in pages}
+        return self.pages, rendered
+
+
+class PreviewValidator:
+    """`validate_sources(sources)` with the per-file work kept for files that did not change."""
+
+    def __init__(self) -> None:
+        self._per_doc: dict[tuple[str, bytes], list[Problem]] = {}
+
+    def validate(self, sources: Sequence[SourceFile]) -> ValidationResult:
+        docs: list[EntryDoc] = []
+        problems: list[Problem] = []
+        checks = [cls() for cls in REGISTRY.values() if cls.phase == "entry"]
+        per_doc: dict[tuple[str, bytes], list[Problem]] = {}
+        for source in sources:
+            doc, found = load_doc(source)
+            problems.extend(found)
+            if doc is None:
+                continue
+            docs.append(doc)
+            key = (source.path, source.raw)
+            cached = self._per_doc.get(key)
+            if cached is None:
+                cached = [p for check in checks for p in check.validate(doc)]
+            per_doc[key] = cached
+            problems.extend(cached)
+        self._per_doc = per_doc  # only the current files: an old version is not kept
+        for check in checks:
+            problems.extend(check.finalize(docs))
+        failed = {p.path for p in problems if p.level is Level.ERROR}
+        clean = [doc for doc in docs if doc.path not in failed]
+        for cls in REGISTRY.values():
+            if issubclass(cls, IndexCheck):
+                problems.extend(cls().check_index(clean, None))
+        return ValidationResult(tuple(docs), tuple(sorted(set(problems))))
+
+
+class Skeletons:
+    """Small files in `folder` that stand for generated files in a dirty MkDocs build.
+
+    MkDocs rebuilds a page (or copies a file) when its source is newer than its output, so
+    each skeleton is rewritten, with an mtime past its output's, only when its content changed.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._digests: dict[str, bytes] = {}
+
+    def path(self, src_uri: str, content: bytes, dest: str) -> str:
+        digest = hashlib.blake2b(content, digest_size=16).digest()
+        target = self.folder / src_uri
+        if self._digests.get(src_uri) != digest or not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+            stamp = time.time_ns()
+            if os.path.exists(dest):
+                stamp = max(stamp, os.stat(dest).st_mtime_ns + 1_000_000)
+            os.utime(target, ns=(stamp, stamp))
+            self._digests[src_uri] = digest
+        return str(target)
+
+
+def page_fingerprint(page: RenderedPage, banner: str) -> bytes:
+    """What a skeleton page holds: enough to change whenever the served page would."""
+    text = "\0".join((page.title, page.description, banner, page.html))
+    return b"<!-- trainwreck " + hashlib.blake2b(text.encode()).hexdigest().encode() + b" -->\n"
