@@ -20,12 +20,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from generator.catalog import Catalog
-from generator.checks import REGISTRY, EntryDoc
-from generator.checks.signatures import IndexCheck
+from generator.checks import EntryDoc
 from generator.model.entry import Entry
-from generator.problems import Level, Problem
+from generator.problems import Problem
 from generator.render.pages import RenderedPage, Renderer
-from generator.validation import SourceFile, ValidationResult, load_doc
+from generator.validation import (
+    SourceFile,
+    ValidationResult,
+    catalog_problems,
+    entry_checks,
+    load_doc,
+)
 
 # Pages whose content sums up the whole catalog (counts, recent entries, the tag cloud, the
 # Xid table, the API examples). They are cheap, so any change to the catalog re-renders them.
@@ -138,7 +143,7 @@ class PreviewValidator:
     def validate(self, sources: Sequence[SourceFile]) -> ValidationResult:
         docs: list[EntryDoc] = []
         problems: list[Problem] = []
-        checks = [cls() for cls in REGISTRY.values() if cls.phase == "entry"]
+        checks = entry_checks()
         per_doc: dict[tuple[str, bytes], list[Problem]] = {}
         for source in sources:
             doc, found = load_doc(source)
@@ -153,13 +158,7 @@ class PreviewValidator:
             per_doc[key] = cached
             problems.extend(cached)
         self._per_doc = per_doc  # only the current files: an old version is not kept
-        for check in checks:
-            problems.extend(check.finalize(docs))
-        failed = {p.path for p in problems if p.level is Level.ERROR}
-        clean = [doc for doc in docs if doc.path not in failed]
-        for cls in REGISTRY.values():
-            if issubclass(cls, IndexCheck):
-                problems.extend(cls().check_index(clean, None))
+        problems.extend(catalog_problems(docs, checks, problems, None))
         return ValidationResult(tuple(docs), tuple(sorted(set(problems))))
 
 

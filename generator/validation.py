@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from pydantic import ValidationError
 
-from generator.checks import REGISTRY, EntryDoc
+from generator.checks import REGISTRY, Check, EntryDoc
 from generator.checks.schema import schema_problems
 from generator.checks.signatures import IndexCheck
 from generator.diagnose.engine import LogBytes
@@ -59,6 +59,26 @@ def _load_doc(source: SourceFile) -> tuple[EntryDoc | None, tuple[Problem, ...]]
     return EntryDoc(source.path, loaded, entry), ()
 
 
+def entry_checks() -> list[Check]:
+    return [cls() for cls in REGISTRY.values() if cls.phase == "entry"]
+
+
+def catalog_problems(
+    docs: Sequence[EntryDoc],
+    checks: Sequence[Check],
+    problems_so_far: Sequence[Problem],
+    benign: Sequence[LogBytes] | None,
+) -> list[Problem]:
+    """The cross-entry checks, then the signature checks on the entries with no error yet."""
+    found = [p for check in checks for p in check.finalize(docs)]
+    failed = {p.path for p in [*problems_so_far, *found] if p.level is Level.ERROR}
+    clean = [doc for doc in docs if doc.path not in failed]
+    for cls in REGISTRY.values():
+        if issubclass(cls, IndexCheck):
+            found.extend(cls().check_index(clean, benign))
+    return found
+
+
 def validate_sources(
     sources: Sequence[SourceFile],
     report_for: Iterable[str] | None = None,
@@ -79,17 +99,11 @@ def validate_sources(
         problems.extend(found)
         if doc is not None:
             docs.append(doc)
-    checks = [cls() for cls in REGISTRY.values() if cls.phase == "entry"]
+    checks = entry_checks()
     for doc in docs:
         for check in checks:
             problems.extend(check.validate(doc))
-    for check in checks:
-        problems.extend(check.finalize(docs))
-    failed = {p.path for p in problems if p.level is Level.ERROR}
-    clean = [doc for doc in docs if doc.path not in failed]
-    for cls in REGISTRY.values():
-        if issubclass(cls, IndexCheck):
-            problems.extend(cls().check_index(clean, benign))
+    problems.extend(catalog_problems(docs, checks, problems, benign))
     if report_for is not None:
         wanted = set(report_for)
         problems = [p for p in problems if p.path in wanted]

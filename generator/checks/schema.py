@@ -9,7 +9,7 @@ from pydantic import BaseModel, ValidationError
 
 from generator.checks.base import Check, register
 from generator.loading.yaml_source import LoadedYaml, Path
-from generator.model.entry import Entry
+from generator.model.entry import Entry, model_in
 from generator.problems import Level, Problem
 
 
@@ -62,7 +62,7 @@ def _field_names(model: type[BaseModel], path: Path) -> list[str]:
         if info is None:
             return []
         annotation = info.annotation
-        current = _model_in(annotation)
+        current = model_in(annotation)
         if current is None:
             return []
     return list(current.model_fields)
@@ -76,7 +76,7 @@ def _description(model: type[BaseModel], path: Path) -> str:
     current: Any = model
     for name in names[:-1]:
         info = current.model_fields.get(name)
-        current = _model_in(info.annotation) if info is not None else None
+        current = model_in(info.annotation) if info is not None else None
         if current is None:
             return ""
     info = current.model_fields.get(names[-1])
@@ -85,16 +85,6 @@ def _description(model: type[BaseModel], path: Path) -> str:
 
 # Errors that mean "nothing written here yet": the message adds what belongs there.
 _EMPTY_KINDS = {"missing", "too_short", "value_error", "string_too_short"}
-
-
-def _model_in(annotation: Any) -> type[BaseModel] | None:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in getattr(annotation, "__args__", ()) or ():
-        found = _model_in(arg)
-        if found is not None:
-            return found
-    return None
 
 
 def schema_problems(path: str, source: LoadedYaml, exc: ValidationError) -> list[Problem]:

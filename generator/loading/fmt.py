@@ -17,7 +17,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.emitter import Emitter
 from ruamel.yaml.error import YAMLError
 
-from generator.model.entry import Entry
+from generator.model.entry import Entry, model_in
 
 # Lists that read best on one line: ids, tags and codes.
 _FLOW_LISTS = {"tags", "related", "collateral", "xid", "nccl", "cuda", "aliases"}
@@ -52,17 +52,7 @@ def _model_for(model: type[BaseModel], key: str) -> type[BaseModel] | None:
     info = model.model_fields.get(key)
     if info is None:
         return None
-    return _find_model(info.annotation)
-
-
-def _find_model(annotation: Any) -> type[BaseModel] | None:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in getattr(annotation, "__args__", ()) or ():
-        found = _find_model(arg)
-        if found is not None:
-            return found
-    return None
+    return model_in(info.annotation)
 
 
 def _reorder(node: CommentedMap, model: type[BaseModel]) -> None:

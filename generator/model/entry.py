@@ -287,3 +287,14 @@ def _tuple_item_is_markdown(annotation: Any) -> bool:
         if _tuple_item_is_markdown(arg):
             return True
     return False
+
+
+def model_in(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model inside a field annotation (tuple[Model, ...], Model | None, ...)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        found = model_in(arg)
+        if found is not None:
+            return found
+    return None
