@@ -66,8 +66,7 @@ def test_yaml_level_problems_each_name_their_place_and_all_files_report() -> Non
         "entries/x/nul.yaml:2:9: error [file-encoding] NUL byte in file; entries are plain text",
         "entries/x/python-tag.yaml:1:5: error [yaml-tag] tag "
         "'tag:yaml.org,2002:python/object/apply:os.system' is not allowed; use plain YAML values",
-        "entries/x/tabs.yaml:3:1: error [yaml-syntax] a tab cannot indent YAML; indent with "
-        "spaces",
+        "entries/x/tabs.yaml:3:1: error [yaml-syntax] a tab cannot indent YAML; indent with spaces",
         "entries/x/two-docs.yaml:2:1: error [yaml-multiple-documents] file holds more than one "
         "YAML document; an entry is one document",
         "entries/x/unclosed.yaml:3:1: error [yaml-syntax] while scanning a quoted scalar "
