@@ -11,9 +11,10 @@ diagnosis shows (title, severity, one-line fix, page path) and the relations tri
                           "related": [...], "collateral": [...]}},
      "signatures": [{"entry", "pattern", "role": "defining" | "context", "seen_in"}]}
 
-Line rules both engines follow: a line ends at LF or at a lone CR (CRLF is one break); ANSI
-escape sequences (ESC [ ... final byte) are removed; only the first `max_line_bytes` bytes of
-a line are matched; the bytes are decoded as UTF-8 with U+FFFD for invalid sequences.
+Line rules both engines follow: a line ends at LF or at a lone CR (CRLF is one break); only
+the first `max_line_bytes` bytes of a line, as they are in the file, are matched; ANSI escape
+sequences (ESC [ ... final byte) among them are removed; the bytes are decoded as UTF-8 with
+U+FFFD for invalid sequences.
 """
 
 from __future__ import annotations

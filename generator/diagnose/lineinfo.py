@@ -9,6 +9,11 @@ from NCCL's `host:pid:tid [dev]` prefix and from syslog lines.
 
 Only the start of a line is read (`HEAD_CHARS`): prefixes and timestamps live there, and a
 bound keeps the cost of a line fixed.
+
+Every pattern here is ASCII-only (`re.ASCII`): a digit is 0-9 and a word character is A-Z a-z 0-9
+and _, as in the browser engine's regular expressions (templates/static/javascripts/engine/),
+so both engines read the same rank, time and host from the same line. (Without the flag Python
+reads `Rank ٣` as rank 3 and crashes on a `²` folder name.)
 """
 
 from __future__ import annotations
@@ -51,24 +56,29 @@ class LineInfo:
     host: str | None
 
 
-_SRUN = re.compile(r" {0,8}(\d{1,6}): ")
-_TORCHRUN = re.compile(r"\[(?:rank|default)(\d{1,6})\]:")
-_TEXT_RANK = re.compile(r"(?<![A-Za-z])Rank (\d{1,6})(?![0-9])")
+_SRUN = re.compile(r" {0,8}(\d{1,6}): ", re.ASCII)
+_TORCHRUN = re.compile(r"\[(?:rank|default)(\d{1,6})\]:", re.ASCII)
+_TEXT_RANK = re.compile(r"(?<![A-Za-z])Rank (\d{1,6})(?![0-9])", re.ASCII)
 
 _ISO = re.compile(
     r"(?<![0-9])(\d{4})-(\d{2})-(\d{2})[T _](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?"
-    r"(Z|[+-]\d{2}:?\d{2}(?![0-9]))?(?![0-9])"
+    r"(Z|[+-]\d{2}:?\d{2}(?![0-9]))?(?![0-9])",
+    re.ASCII,
 )
-_GLOG = re.compile(r"(?<![A-Za-z0-9])[IWEF](\d{3,4}|\d{8}) (\d{2}):(\d{2}):(\d{2})\.(\d{1,9})")
+_GLOG = re.compile(
+    r"(?<![A-Za-z0-9])[IWEF](\d{3,4}|\d{8}) (\d{2}):(\d{2}):(\d{2})\.(\d{1,9})", re.ASCII
+)
 _DMESG_T = re.compile(
     rf"\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ({_MONTH_RE}) {{1,2}}(\d{{1,2}}) "
-    r"(\d{2}):(\d{2}):(\d{2}) (\d{4})\]"
+    r"(\d{2}):(\d{2}):(\d{2}) (\d{4})\]",
+    re.ASCII,
 )
 _SYSLOG = re.compile(
-    rf"({_MONTH_RE}) {{1,2}}(\d{{1,2}}) (\d{{2}}):(\d{{2}}):(\d{{2}}) ([A-Za-z0-9][\w.-]*) "
+    rf"({_MONTH_RE}) {{1,2}}(\d{{1,2}}) (\d{{2}}):(\d{{2}}):(\d{{2}}) ([A-Za-z0-9][\w.-]*) ",
+    re.ASCII,
 )
-_DMESG_RAW = re.compile(r"\[ *(\d{1,10})\.(\d{1,9})\]")
-_NCCL_HOST = re.compile(r"([A-Za-z0-9][\w.-]*):\d+:\d+ \[\d+\] ")
+_DMESG_RAW = re.compile(r"\[ *(\d{1,10})\.(\d{1,9})\]", re.ASCII)
+_NCCL_HOST = re.compile(r"([A-Za-z0-9][\w.-]*):\d+:\d+ \[\d+\] ", re.ASCII)
 
 
 def _fraction(digits: str | None) -> float:
@@ -117,7 +127,10 @@ def _wall(
     absolute = when.timestamp() + (seconds - min(second, 59)) - offset
     yearless = _yearless(month, day, hour, minute, seconds)
     if offset:
-        utc = dt.datetime.fromtimestamp(absolute, dt.UTC)
+        try:
+            utc = dt.datetime.fromtimestamp(absolute, dt.UTC)
+        except (ValueError, OverflowError):
+            return None  # the zone moves it out of years 1-9999: not a time a log prints
         yearless = _yearless(
             utc.month, utc.day, utc.hour, utc.minute, utc.second + utc.microsecond / 1e6
         )
@@ -193,10 +206,11 @@ def read_line(text: str) -> LineInfo:
 
 
 _SUFFIXES = (".gz", ".bz2", ".xz", ".log", ".txt", ".out", ".err")
-_NAME_RANK = re.compile(r"(?:^|[^A-Za-z])rank[-_.]?(\d{1,6})(?![0-9])", re.IGNORECASE)
-_DIR_RANK = re.compile(r"rank[-_.]?(\d{1,6})", re.IGNORECASE)
-_DIR_NODE = re.compile(r"node[-_.]?(\d{1,6})", re.IGNORECASE)
-_ATTEMPT = re.compile(r"attempt_\d+")
+_NAME_RANK = re.compile(r"(?:^|[^A-Za-z])rank[-_.]?(\d{1,6})(?![0-9])", re.IGNORECASE | re.ASCII)
+_DIR_RANK = re.compile(r"rank[-_.]?(\d{1,6})", re.IGNORECASE | re.ASCII)
+_DIR_NODE = re.compile(r"node[-_.]?(\d{1,6})", re.IGNORECASE | re.ASCII)
+_ATTEMPT = re.compile(r"attempt_\d+", re.ASCII)
+_DIR_NUMBER = re.compile(r"\d{1,6}", re.ASCII)
 
 
 def rank_from_path(path: str) -> int | None:
@@ -225,7 +239,7 @@ def rank_from_path(path: str) -> int | None:
         m = _DIR_RANK.fullmatch(folder)
         if m is not None:
             return int(m.group(1))
-    if len(dirs) >= 2 and dirs[-1].isdigit() and _ATTEMPT.fullmatch(dirs[-2]):
+    if len(dirs) >= 2 and _DIR_NUMBER.fullmatch(dirs[-1]) and _ATTEMPT.fullmatch(dirs[-2]):
         return int(dirs[-1])
     for folder in reversed(dirs):
         m = _DIR_NODE.fullmatch(folder)

@@ -7,9 +7,9 @@ matchers, which keeps the cost per megabyte close to the prefilter's own.
 
 Line rules (the same in the browser engine; see index.py): a line ends at LF or at a lone CR
 (so a progress bar redrawn with CR is several lines), line numbers count LF as `grep -n`
-does, ANSI escape sequences are removed, only the first `max_line_bytes` bytes of a line are
-matched (the rest is counted and skipped), and bytes are decoded as UTF-8 with U+FFFD for
-anything invalid. NUL bytes are ordinary characters.
+does, only the first `max_line_bytes` bytes of a line are matched (the rest is counted and
+skipped), ANSI escape sequences among those bytes are removed, and bytes are decoded as UTF-8
+with U+FFFD for anything invalid. NUL bytes are ordinary characters.
 
 A line that gives no timestamp (a traceback line, say) takes the latest timestamp printed
 before it by the same stream (the same file and rank prefix), looking back at most
@@ -115,10 +115,13 @@ def _first_break(data: bytes) -> int:
     return lf
 
 
-def _long_lines(block: bytes, cap: int, has_cr: bool) -> tuple[int, int]:
-    """How many lines of the block are longer than `cap` bytes, and their bytes past it."""
+def _cut_long_lines(block: bytes, cap: int, has_cr: bool) -> tuple[bytes, int, int]:
+    """The block with every line cut to its first `cap` bytes; how many lines were longer, and
+    their bytes past the cap."""
     count = skipped = 0
     pos, size = 0, len(block)
+    kept: list[bytes] = []
+    kept_to = 0
     while pos + cap < size:
         brk = block.rfind(b"\n", pos, pos + cap + 1)
         if has_cr:
@@ -129,8 +132,13 @@ def _long_lines(block: bytes, cap: int, has_cr: bool) -> tuple[int, int]:
         end = _line_end(block, pos, has_cr)
         count += 1
         skipped += end - pos - cap
+        kept.append(block[kept_to : pos + cap])
+        kept_to = end
         pos = end + 1
-    return count, skipped
+    if not count:
+        return block, 0, 0
+    kept.append(block[kept_to:])
+    return b"".join(kept), count, skipped
 
 
 @dataclass
@@ -234,12 +242,15 @@ class Scanner:
     ) -> Generator[LineMatch, None, int]:
         """The matches of one block; returns its length once escape sequences are removed."""
         cap = self.cap
-        if b"\x1b" in block:
-            block = _CSI.sub(b"", block)
         has_cr = b"\r" in block
-        count, skipped = _long_lines(block, cap, has_cr)
+        # A line is cut to its first `cap` bytes as they are in the file, escape sequences
+        # included, and only then are escape sequences removed: so a line held back between
+        # reads (see scan) is cut the same way, and the block size never changes a result.
+        block, count, skipped = _cut_long_lines(block, cap, has_cr)
         stats.long_lines += count
         stats.skipped_bytes += skipped
+        if b"\x1b" in block:
+            block = _CSI.sub(b"", block)
         found = self.prefilter.scan(block)
         if found:
             starts: dict[int, set[int]] = {}

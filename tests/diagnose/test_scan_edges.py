@@ -1,0 +1,76 @@
+"""A long coloured line is matched on the same bytes whatever the block size.
+
+The scanner reads a log in blocks and holds back the unfinished last line of each; a line longer
+than the cap that was held back used to be cut on its raw bytes, while one inside a block was cut
+after its colour codes were removed, so the same log could give a match with one block size and
+none with another. Now every line is cut to its first `max_line_bytes` bytes as they are in the
+file, and colour codes are removed from those.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from catalog import index
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from generator.diagnose import scan
+from generator.diagnose.index import SignatureIndex
+from generator.diagnose.scan import LineMatch, Scanner, ScanStats
+
+INDEX = index()
+ECC = "RuntimeError: CUDA error: uncorrectable ECC error encountered"
+SMALL = SignatureIndex(INDEX.data.model_copy(update={"max_line_bytes": 256}))
+
+
+def run(
+    raw: bytes, chunk: int, idx: SignatureIndex = INDEX
+) -> tuple[list[tuple[int, str]], ScanStats]:
+    saved = scan.CHUNK_BYTES
+    scan.CHUNK_BYTES = chunk
+    try:
+        stats = ScanStats()
+        matches: list[LineMatch] = list(
+            Scanner(idx).scan(io.BytesIO(raw).read, "x.log", 0, stats, [])
+        )
+    finally:
+        scan.CHUNK_BYTES = saved
+    return [(m.line, m.text) for m in matches], stats
+
+
+@pytest.mark.parametrize("chunk", [7, 4096, 4 << 20])
+def test_a_coloured_line_past_the_cap_is_cut_on_its_bytes_as_in_the_file(chunk: int) -> None:
+    cap = INDEX.max_line_bytes
+    colour = b"\x1b[31m" * 100  # 500 bytes of colour codes at the start of the line
+    inside = colour + b"y" * (cap - len(ECC) - 510) + ECC.encode() + b"z" * 5000
+    # Past the cap counting the colour codes, inside it without them: not matched.
+    outside = colour + b"y" * (cap - len(ECC) - 10) + ECC.encode() + b"z" * 5000
+    raw = b"start\n" + inside + b"\n" + outside + b"\n"
+    matches, stats = run(raw, chunk)
+    assert [(line, len(text.encode())) for line, text in matches] == [(2, cap - 500)]
+    assert (stats.long_lines, stats.skipped_bytes) == (2, 2 * 5000 - 10 + 500 - 10)
+
+
+LINE = st.one_of(
+    st.just(ECC.encode()),
+    st.binary(max_size=40),
+    st.integers(200, 600).map(lambda n: b"x" * n),
+    st.integers(0, 300).map(lambda n: b"y" * n + ECC.encode()),
+)
+DECORATION = st.sampled_from([b"", b"\x1b[31m", b"\x1b[0m", b"\x1b[", b"\x1b[1;3", b"\r"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(DECORATION, LINE, DECORATION, st.sampled_from([b"\n", b"\r\n"]))))
+def test_the_block_size_never_changes_a_result(
+    parts: list[tuple[bytes, bytes, bytes, bytes]],
+) -> None:
+    # Plain text first: whether a log is binary is judged on its first bytes as read, and a
+    # one-byte read is a smaller sample than the real 4 MiB one.
+    head = b"2024-06-26 06:00:00,000 INFO start\n" * 300
+    raw = head + b"".join(a + line + b + brk for a, line, b, brk in parts)
+    expected = run(raw, 4 << 20, SMALL)
+    for chunk in (1, 7, 300):
+        assert run(raw, chunk, SMALL) == expected
