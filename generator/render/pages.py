@@ -192,6 +192,15 @@ class Renderer:
             )
         )
         pages.append(self._api_page(catalog))
+        pages.append(
+            self._page(
+                "diagnose.html.j2",
+                "diagnose/index.md",
+                "Diagnose a log",
+                "Paste a training log and get the failure, the first failed rank and the fix; "
+                "the log never leaves your browser.",
+            )
+        )
         return pages
 
     def _api_page(self, catalog: Catalog) -> RenderedPage:

@@ -1,0 +1,267 @@
+// The engine on logs in the browser: pasted text, bytes, or files (plain or gzip), streamed
+// through the Scanner and Tally and triaged, as generator/diagnose/engine.py and inputs.py do.
+// Compression is told from the first bytes, not the name; gzip is decompressed with
+// DecompressionStream while it is read. Nothing here touches the network.
+(function (root) {
+  "use strict";
+  var E = root.TrainwreckEngine || (root.TrainwreckEngine = {});
+
+  var CONTEXT_LINES = 3;
+  var CONTEXT_BYTES = 2000;
+
+  var UNSUPPORTED = [
+    [[0x28, 0xb5, 0x2f, 0xfd], "is zstd-compressed; decompress it first (zstd -d FILE), or use trainwreck diagnose"],
+    [[0x50, 0x4b, 0x03, 0x04], "is a zip archive; unpack it first"],
+    [[0x42, 0x5a, 0x68], "is bzip2-compressed; decompress it first (bunzip2 -k FILE), or use trainwreck diagnose"],
+    [[0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], "is xz-compressed; decompress it first (unxz -k FILE), or use trainwreck diagnose"],
+  ];
+
+  function startsWith(head, magic) {
+    if (head.length < magic.length) return false;
+    for (var i = 0; i < magic.length; i++) if (head[i] !== magic[i]) return false;
+    return true;
+  }
+
+  function InputError(message) {
+    var error = new Error(message);
+    error.name = "InputError";
+    return error;
+  }
+
+  // read(n) over bytes in memory.
+  function bytesReader(bytes) {
+    var at = 0;
+    return function (n) {
+      var chunk = bytes.subarray(at, Math.min(bytes.length, at + n));
+      at += chunk.length;
+      return Promise.resolve(chunk);
+    };
+  }
+
+  // read(n) over a string, encoded to UTF-8 a slice at a time as the bytes are asked for, so a
+  // large paste is never held twice. Slices never split a surrogate pair.
+  function textReader(text) {
+    var encoder = new TextEncoder();
+    var SLICE = E.TEXT_SLICE;
+    var at = 0; // next character to encode
+    var buffered = new Uint8Array(0);
+    var head = 0;
+    return function (n) {
+      while (buffered.length - head < n && at < text.length) {
+        var end = Math.min(text.length, at + SLICE);
+        var last = text.charCodeAt(end - 1);
+        if (end < text.length && last >= 0xd800 && last < 0xdc00) end += 1;
+        var more = encoder.encode(text.slice(at, end));
+        at = end;
+        var rest = buffered.subarray(head);
+        var joined = new Uint8Array(rest.length + more.length);
+        joined.set(rest, 0);
+        joined.set(more, rest.length);
+        buffered = joined;
+        head = 0;
+      }
+      var size = Math.min(n, buffered.length - head);
+      var chunk = buffered.slice(head, head + size);
+      head += size;
+      return Promise.resolve(chunk);
+    };
+  }
+
+  function gzipMessage(exc) {
+    var text = exc && exc.message ? exc.message : String(exc);
+    if (/truncat|unexpected end|ended/i.test(text)) {
+      return "gzip data ends early (a truncated file); the lines before the cut were diagnosed";
+    }
+    return "gzip data is corrupt (" + text + ")";
+  }
+
+  // read(n) over a ReadableStream of bytes: exactly n bytes unless the stream ends. A stream
+  // error is raised once the bytes before it have been returned, so nothing read is lost.
+  function streamReader(stream, describe) {
+    var reader = stream.getReader();
+    var chunks = [];
+    var head = 0; // offset into chunks[0]
+    var buffered = 0;
+    var done = false;
+    var failure = null;
+    return async function read(n) {
+      while (buffered < n && !done && failure === null) {
+        try {
+          var r = await reader.read();
+          if (r.done) done = true;
+          else if (r.value.length) {
+            var value = r.value instanceof Uint8Array ? r.value : new Uint8Array(r.value);
+            chunks.push(value);
+            buffered += value.length;
+          }
+        } catch (exc) {
+          failure = E.LogReadError(describe(exc));
+        }
+      }
+      if (!buffered && failure !== null) {
+        var f = failure;
+        failure = null;
+        done = true;
+        throw f;
+      }
+      var size = Math.min(n, buffered);
+      var out = new Uint8Array(size);
+      var filled = 0;
+      while (filled < size) {
+        var chunk = chunks[0];
+        var take = Math.min(chunk.length - head, size - filled);
+        out.set(chunk.subarray(head, head + take), filled);
+        filled += take;
+        head += take;
+        if (head === chunk.length) {
+          chunks.shift();
+          head = 0;
+        }
+      }
+      buffered -= size;
+      return out;
+    };
+  }
+
+  async function headOf(source, n) {
+    if (source instanceof Uint8Array) return source.subarray(0, n);
+    return new Uint8Array(await source.slice(0, n).arrayBuffer());
+  }
+
+  // A log opened for streaming: {read, kind}; throws InputError for what cannot be read here.
+  async function openLog(source) {
+    if (typeof source === "string") {
+      // Pasted text: never compressed, and it cannot hold the magic bytes of a format.
+      return { read: textReader(source), kind: "plain" };
+    }
+    var head = await headOf(source, 6);
+    for (var i = 0; i < UNSUPPORTED.length; i++) {
+      var magic = UNSUPPORTED[i][0];
+      if (startsWith(head, magic) && (magic[0] !== 0x42 || (head[3] >= 0x30 && head[3] <= 0x39))) {
+        throw InputError(UNSUPPORTED[i][1]);
+      }
+    }
+    var gzip = startsWith(head, [0x1f, 0x8b]);
+    if (!gzip) {
+      if (source instanceof Uint8Array) return { read: bytesReader(source), kind: "plain" };
+      return {
+        read: streamReader(source.stream(), function (exc) { return "read error: " + (exc && exc.message ? exc.message : exc); }),
+        kind: "plain",
+      };
+    }
+    if (typeof DecompressionStream === "undefined") {
+      throw InputError("is gzip-compressed, and this browser cannot decompress it; use gunzip first");
+    }
+    var raw = source instanceof Uint8Array ? new Blob([source]).stream() : source.stream();
+    return { read: streamReader(raw.pipeThrough(new DecompressionStream("gzip")), gzipMessage), kind: "gzip" };
+  }
+
+  // Diagnose logs: [{name, source}] where source is a string, a Uint8Array or a Blob/File.
+  // Options: onProgress(stats), index (compiled). Returns {diagnosis, stats, problems, hosts}.
+  async function diagnose(index, logs, options) {
+    options = options || {};
+    var scanner = options.scanner || new E.Scanner(index);
+    var tally = new E.Tally(index);
+    var stats = E.newStats();
+    var problems = [];
+    for (var i = 0; i < logs.length; i++) {
+      var log = logs[i];
+      var opened;
+      try {
+        opened = await openLog(log.source);
+      } catch (exc) {
+        problems.push({ file: log.name, message: exc.message, kind: "read" });
+        continue;
+      }
+      await scanner.scan(opened.read, log.name, i, stats, problems, {
+        fileRank: E.rankFromPath(log.name),
+        onMatch: function (m) { tally.add(m); },
+        tick: options.onProgress,
+      });
+    }
+    return { diagnosis: E.triage(tally), stats: stats, problems: problems, hosts: tally.hosts };
+  }
+
+  // The text of one line for display: escape sequences removed, what a terminal would show of
+  // a line redrawn with CR (its last part), capped.
+  function displayLine(bytes) {
+    var clean = E.stripCsi(bytes.subarray(0, CONTEXT_BYTES * 4));
+    var parts = E.decode(clean).split("\r");
+    var shown = "";
+    for (var i = parts.length - 1; i >= 0; i--) {
+      if (parts[i]) {
+        shown = parts[i];
+        break;
+      }
+    }
+    return shown.length > CONTEXT_BYTES ? shown.slice(0, CONTEXT_BYTES) + "\u2026" : shown;
+  }
+
+  // The lines around some line numbers of one log (numbers count LF, as the scanner's do):
+  // {lineNumber: [[number, text], ...]} with CONTEXT_LINES before and after each.
+  async function contextOf(source, lineNumbers) {
+    var wanted = new Map();
+    var last = 0;
+    lineNumbers.forEach(function (n) {
+      for (var k = Math.max(1, n - CONTEXT_LINES); k <= n + CONTEXT_LINES; k++) wanted.set(k, null);
+      last = Math.max(last, n + CONTEXT_LINES);
+    });
+    var opened = await openLog(source);
+    var line = 1;
+    var partial = [];
+    for (;;) {
+      var data;
+      try {
+        data = await opened.read(1 << 20);
+      } catch (exc) {
+        break;
+      }
+      if (!data.length) break;
+      var at = 0;
+      while (at <= data.length) {
+        var lf = data.indexOf(10, at);
+        var end = lf < 0 ? data.length : lf;
+        if (wanted.has(line)) partial.push(data.slice(at, Math.min(end, at + CONTEXT_BYTES * 4)));
+        if (lf < 0) break;
+        if (wanted.has(line)) {
+          wanted.set(line, displayLine(joinParts(partial)));
+          partial = [];
+        }
+        line++;
+        at = lf + 1;
+      }
+      if (line > last) break;
+    }
+    // The last line, when the log does not end with a line break.
+    var tail = joinParts(partial);
+    if (tail.length && wanted.has(line)) wanted.set(line, displayLine(tail));
+    var out = {};
+    lineNumbers.forEach(function (n) {
+      var rows = [];
+      for (var k = Math.max(1, n - CONTEXT_LINES); k <= n + CONTEXT_LINES; k++) {
+        if (wanted.get(k) !== null && wanted.get(k) !== undefined) rows.push([k, wanted.get(k)]);
+      }
+      out[n] = rows;
+    });
+    return out;
+  }
+
+  function joinParts(parts) {
+    if (parts.length === 1) return parts[0];
+    if (!parts.length) return new Uint8Array(0);
+    var size = parts.reduce(function (s, p) { return s + p.length; }, 0);
+    var out = new Uint8Array(size);
+    var at = 0;
+    parts.forEach(function (p) {
+      out.set(p, at);
+      at += p.length;
+    });
+    return out;
+  }
+
+  E.TEXT_SLICE = 1 << 20; // characters encoded at a time from pasted text
+  E.openLog = openLog;
+  E.diagnose = diagnose;
+  E.contextOf = contextOf;
+  E.CONTEXT_LINES = CONTEXT_LINES;
+})(typeof self !== "undefined" ? self : globalThis);

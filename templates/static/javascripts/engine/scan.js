@@ -1,0 +1,508 @@
+// The scanner: stream a log in blocks, find the lines that match signatures, and say where.
+// A port of generator/diagnose/scan.py that works on the same bytes with the same rules:
+//
+// - a log is read in blocks of CHUNK_BYTES that end on a line break; it is never held whole;
+// - a line ends at LF or at a lone CR (CRLF is one break); line numbers count LF;
+// - only the first max_line_bytes bytes of a line are matched (the rest is counted), and ANSI
+//   escape sequences (ESC [ ... final byte) among them are removed;
+// - bytes are decoded as UTF-8 with U+FFFD for anything invalid (TextDecoder, BOM kept);
+// - a line with no time or host of its own takes the latest one printed before it by the same
+//   stream (same file, same rank prefix), at most LOOKBACK_LINES lines and LOOKBACK_BYTES back.
+//
+// Every signature's anchor (its longest literal) is found in a block with one Aho-Corasick
+// pass over the bytes; only lines that hold an anchor are decoded and matched.
+(function (root) {
+  "use strict";
+  var E = root.TrainwreckEngine || (root.TrainwreckEngine = {});
+
+  var CHUNK_BYTES = 4 << 20;
+  var LOOKBACK_BYTES = 64 << 10;
+  var LOOKBACK_LINES = 64;
+  var BINARY_SAMPLE = 8192;
+  var BINARY_RATIO = 0.3;
+  var LF = 10;
+  var CR = 13;
+  var ESC = 27;
+
+  var decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  function decode(bytes) {
+    return decoder.decode(bytes);
+  }
+
+  function LogReadError(message) {
+    var error = new Error(message);
+    error.name = "LogReadError";
+    return error;
+  }
+
+  function concat(a, b) {
+    if (!a.length) return b;
+    if (!b.length) return a;
+    var out = new Uint8Array(a.length + b.length);
+    out.set(a, 0);
+    out.set(b, a.length);
+    return out;
+  }
+
+  // Index of `byte` in buf[lo:hi], or -1 (Python's bytes.find with bounds).
+  function find(buf, byte, lo, hi) {
+    if (hi > buf.length) hi = buf.length;
+    if (lo >= hi) return -1;
+    var at = buf.subarray(lo, hi).indexOf(byte);
+    return at >= 0 ? lo + at : -1;
+  }
+
+  // Last index of `byte` in buf[lo:hi], or -1 (Python's bytes.rfind with bounds).
+  function rfind(buf, byte, lo, hi) {
+    if (hi > buf.length) hi = buf.length;
+    if (lo < 0) lo = 0;
+    if (lo >= hi) return -1;
+    var at = buf.lastIndexOf(byte, hi - 1);
+    return at >= lo ? at : -1;
+  }
+
+  function lineEnd(buf, start, hasCr) {
+    var end = buf.indexOf(LF, start);
+    if (end < 0) end = buf.length;
+    if (hasCr) {
+      var cr = find(buf, CR, start, end);
+      if (cr >= 0) end = cr;
+    }
+    return end;
+  }
+
+  function lineStart(buf, before, floor, hasCr) {
+    var start = rfind(buf, LF, floor, before) + 1;
+    if (hasCr) start = Math.max(start, rfind(buf, CR, floor, before) + 1);
+    return Math.max(start, floor);
+  }
+
+  function firstBreak(data) {
+    var lf = data.indexOf(LF);
+    var cr = data.indexOf(CR);
+    if (lf < 0 || (cr >= 0 && cr < lf)) return cr;
+    return lf;
+  }
+
+  // ANSI CSI sequences removed in one left-to-right pass, as re.sub(rb"\x1b\[[0-?]*[ -/]*[@-~]").
+  function stripCsi(block) {
+    var first = block.indexOf(ESC);
+    if (first < 0) return block;
+    var out = new Uint8Array(block.length);
+    out.set(block.subarray(0, first), 0);
+    var n = first;
+    var i = first;
+    var size = block.length;
+    while (i < size) {
+      var b = block[i];
+      if (b === ESC && i + 1 < size && block[i + 1] === 0x5b) {
+        var j = i + 2;
+        while (j < size && block[j] >= 0x30 && block[j] <= 0x3f) j++;
+        while (j < size && block[j] >= 0x20 && block[j] <= 0x2f) j++;
+        if (j < size && block[j] >= 0x40 && block[j] <= 0x7e) {
+          i = j + 1;
+          continue;
+        }
+      }
+      out[n++] = b;
+      i++;
+    }
+    return out.subarray(0, n);
+  }
+
+  // The block with every line cut to its first `cap` bytes; how many lines were longer, and
+  // their bytes past the cap.
+  function cutLongLines(block, cap, hasCr) {
+    var count = 0;
+    var skipped = 0;
+    var pos = 0;
+    var size = block.length;
+    var kept = [];
+    var keptTo = 0;
+    while (pos + cap < size) {
+      var brk = rfind(block, LF, pos, pos + cap + 1);
+      if (hasCr) brk = Math.max(brk, rfind(block, CR, pos, pos + cap + 1));
+      if (brk >= 0) {
+        pos = brk + 1;
+        continue;
+      }
+      var end = lineEnd(block, pos, hasCr);
+      count += 1;
+      skipped += end - pos - cap;
+      kept.push(block.subarray(keptTo, pos + cap));
+      keptTo = end;
+      pos = end + 1;
+    }
+    if (!count) return [block, 0, 0];
+    kept.push(block.subarray(keptTo));
+    var total = 0;
+    kept.forEach(function (part) { total += part.length; });
+    var out = new Uint8Array(total);
+    var at = 0;
+    kept.forEach(function (part) {
+      out.set(part, at);
+      at += part.length;
+    });
+    return [out, count, skipped];
+  }
+
+  var ODD_CONTROLS = new Uint8Array(256);
+  for (var c = 0; c < 32; c++) {
+    if ([9, 10, 11, 12, 13, 8, 27].indexOf(c) < 0) ODD_CONTROLS[c] = 1;
+  }
+  ODD_CONTROLS[0x7f] = 1;
+
+  // Why the first bytes of a log show that it is not text, or null when it looks like text.
+  function binaryReason(sample) {
+    if (sample.length >= 2 && ((sample[0] === 0xff && sample[1] === 0xfe) || (sample[0] === 0xfe && sample[1] === 0xff))) {
+      return "is UTF-16 text; convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)";
+    }
+    if (!sample.length) return null;
+    var controls = 0;
+    var encoded = 0;
+    for (var i = 0; i < sample.length; i++) {
+      if (ODD_CONTROLS[sample[i]]) controls++;
+      if (sample[i] === 0xef && sample[i + 1] === 0xbf && sample[i + 2] === 0xbd) {
+        encoded++;
+        i += 2;
+      }
+    }
+    var text = decode(sample);
+    var replaced = 0;
+    var length = 0;
+    for (var k = 0; k < text.length; k++) {
+      var u = text.charCodeAt(k);
+      if (u === 0xfffd) replaced++;
+      if (u >= 0xd800 && u < 0xdc00) k++; // a pair is one character
+      length++;
+    }
+    if ((controls + replaced - encoded) / length > BINARY_RATIO) {
+      return "does not look like a text log (binary data)";
+    }
+    return null;
+  }
+
+  // Aho-Corasick over bytes: every (anchor, end) occurrence in a block, in one pass.
+  function Prefilter(anchors) {
+    var encoder = new TextEncoder();
+    var patterns = anchors.map(function (a) { return encoder.encode(a); });
+    this.lengths = patterns.map(function (p) { return p.length; });
+    var classOf = new Uint8Array(256);
+    var classes = 1;
+    patterns.forEach(function (p) {
+      for (var i = 0; i < p.length; i++) if (!classOf[p[i]]) classOf[p[i]] = classes++;
+    });
+    var trie = [new Map()];
+    var outputs = [[]];
+    patterns.forEach(function (p, number) {
+      var s = 0;
+      for (var i = 0; i < p.length; i++) {
+        var k = classOf[p[i]];
+        var next = trie[s].get(k);
+        if (next === undefined) {
+          next = trie.length;
+          trie.push(new Map());
+          outputs.push([]);
+          trie[s].set(k, next);
+        }
+        s = next;
+      }
+      outputs[s].push(number);
+    });
+    var states = trie.length;
+    var width = classes;
+    var delta = new Int32Array(states * width);
+    var fail = new Int32Array(states);
+    var queue = [];
+    trie[0].forEach(function (next, k) {
+      delta[k] = next * width;
+      queue.push(next);
+    });
+    for (var q = 0; q < queue.length; q++) {
+      var s = queue[q];
+      outputs[s] = outputs[s].concat(outputs[fail[s]]);
+      for (var k = 0; k < width; k++) {
+        var next = trie[s].get(k);
+        if (next !== undefined) {
+          fail[next] = delta[fail[s] * width + k] / width;
+          delta[s * width + k] = next * width;
+          queue.push(next);
+        } else {
+          delta[s * width + k] = delta[fail[s] * width + k];
+        }
+      }
+    }
+    // A transition into a state where anchors end is stored negated (-offset - 1), so the scan
+    // loop tells it with a sign test instead of a second table.
+    var lists = new Array(states * width);
+    for (var t = 0; t < states; t++) {
+      if (outputs[t].length) lists[t * width] = outputs[t];
+    }
+    for (var d = 0; d < delta.length; d++) {
+      if (lists[delta[d]] !== undefined) delta[d] = -delta[d] - 1;
+    }
+    this.classOf = classOf;
+    this.delta = delta;
+    this.lists = lists;
+    this.empty = patterns.length === 0;
+  }
+
+  // Every (anchor number, end offset) in the block, in order of end offset.
+  Prefilter.prototype.scan = function (block) {
+    var found = [];
+    if (this.empty) return found;
+    var classOf = this.classOf;
+    var delta = this.delta;
+    var s = 0;
+    for (var i = 0, n = block.length; i < n; i++) {
+      s = delta[s + classOf[block[i]]];
+      if (s < 0) {
+        s = -s - 1;
+        var list = this.lists[s];
+        for (var j = 0; j < list.length; j++) found.push(list[j], i + 1);
+      }
+    }
+    return found;
+  };
+
+  function FileState(name, fileIndex, fileRank) {
+    this.name = name;
+    this.fileIndex = fileIndex;
+    this.fileRank = fileRank;
+    this.memos = new Map(); // stream (rank prefix or null) -> {offset, time, host}
+    this.prevTail = new Uint8Array(0);
+  }
+
+  function Scanner(index) {
+    this.index = index;
+    this.cap = index.maxLineBytes;
+    this.prefilter = new Prefilter(index.anchors);
+  }
+
+  // Scan one log. `read(n)` returns a promise of up to n bytes (exactly n unless the log ends;
+  // an empty array at the end) and may reject with a LogReadError after the bytes before the
+  // failure were returned. Each matching line is passed to onMatch, in order. Problems are
+  // appended to `problems`, never thrown.
+  Scanner.prototype.scan = async function (read, name, fileIndex, stats, problems, options) {
+    options = options || {};
+    var onMatch = options.onMatch || function () {};
+    var state = new FileState(name, fileIndex, options.fileRank === undefined ? null : options.fileRank);
+    var cap = this.cap;
+    var carry = new Uint8Array(0);
+    var skipping = false;
+    var first = true;
+    var endsWithBreak = true;
+    var lineBase = 1;
+    var offsetBase = 0;
+    var error = null;
+    for (;;) {
+      var data;
+      try {
+        data = await read(CHUNK_BYTES);
+      } catch (exc) {
+        data = new Uint8Array(0);
+        error = exc;
+      }
+      var final = !data.length;
+      var block;
+      if (data.length) {
+        if (first) {
+          first = false;
+          var why = binaryReason(data.subarray(0, BINARY_SAMPLE));
+          if (why !== null) {
+            problems.push({ file: name, message: why, kind: "binary" });
+            return;
+          }
+        }
+        stats.bytes += data.length;
+        endsWithBreak = data[data.length - 1] === LF;
+        if (options.tick) options.tick(stats);
+        if (skipping) {
+          var brk = firstBreak(data);
+          if (brk < 0) {
+            stats.skippedBytes += data.length;
+            continue;
+          }
+          stats.skippedBytes += brk;
+          data = data.subarray(brk);
+          skipping = false;
+        }
+        var last = Math.max(data.lastIndexOf(LF), data.lastIndexOf(CR));
+        block = null;
+        if (last < 0) {
+          carry = concat(carry, data);
+        } else {
+          block = concat(carry, data.subarray(0, last + 1));
+          carry = data.slice(last + 1);
+        }
+        if (carry.length > cap) {
+          stats.longLines += 1;
+          stats.skippedBytes += carry.length - cap;
+          carry = carry.slice(0, cap);
+          skipping = true;
+        }
+        if (block === null) continue;
+      } else {
+        block = carry;
+        carry = new Uint8Array(0);
+      }
+      offsetBase += this.block(block, lineBase, offsetBase, state, stats, onMatch);
+      var breaks = 0;
+      for (var at = block.indexOf(LF); at >= 0; at = block.indexOf(LF, at + 1)) breaks++;
+      stats.lines += breaks;
+      lineBase += breaks;
+      if (final) break;
+    }
+    stats.files += 1;
+    if (!first && !endsWithBreak) stats.lines += 1;
+    if (error !== null) {
+      problems.push({ file: name, message: error && error.message ? error.message : String(error), kind: "read" });
+    }
+  };
+
+  // The matches of one block; returns its length once escape sequences are removed.
+  Scanner.prototype.block = function (block, lineBase, offsetBase, state, stats, onMatch) {
+    var cap = this.cap;
+    var hasCr = block.indexOf(CR) >= 0;
+    // Lines are cut to their first `cap` bytes as they are in the file, and only then are
+    // escape sequences removed (as scan.py does, so the block size never changes a result).
+    var cut = cutLongLines(block, cap, hasCr);
+    stats.longLines += cut[1];
+    stats.skippedBytes += cut[2];
+    block = stripCsi(cut[0]);
+    var found = this.prefilter.scan(block);
+    if (found.length) {
+      var index = this.index;
+      var lengths = this.prefilter.lengths;
+      // Hits come in order of end offset, so their line starts never go back: one forward
+      // walk over the breaks finds every line start and line number.
+      var line = lineBase;
+      var lastBreak = -1;
+      var nextLf = block.indexOf(LF);
+      var nextCr = hasCr ? block.indexOf(CR) : -1;
+      var current = -1;
+      var anchors = null;
+      var lines = [];
+      for (var h = 0; h < found.length; h += 2) {
+        var anchorStart = found[h + 1] - lengths[found[h]];
+        while (nextLf >= 0 && nextLf < anchorStart) {
+          line++;
+          if (nextLf > lastBreak) lastBreak = nextLf;
+          nextLf = block.indexOf(LF, nextLf + 1);
+        }
+        while (nextCr >= 0 && nextCr < anchorStart) {
+          if (nextCr > lastBreak) lastBreak = nextCr;
+          nextCr = block.indexOf(CR, nextCr + 1);
+        }
+        var start = lastBreak + 1;
+        if (start !== current) {
+          current = start;
+          anchors = new Set();
+          lines.push([start, line, anchors]);
+        }
+        anchors.add(found[h]);
+      }
+      for (var k = 0; k < lines.length; k++) {
+        var lineStartAt = lines[k][0];
+        var end = Math.min(lineEnd(block, lineStartAt, hasCr), lineStartAt + cap);
+        var text = decode(block.subarray(lineStartAt, end));
+        var numbers = [];
+        lines[k][2].forEach(function (anchorNumber) {
+          var candidates = index.byAnchor[anchorNumber];
+          for (var j = 0; j < candidates.length; j++) {
+            if (index.signatures[candidates[j]].matcher.search(text)) numbers.push(candidates[j]);
+          }
+        });
+        if (numbers.length) {
+          numbers.sort(function (a, b) { return a - b; });
+          onMatch(this.match(block, lineStartAt, offsetBase, lines[k][1], text, numbers, state));
+        }
+      }
+    }
+    // The last LOOKBACK_BYTES before the next block, however small the blocks are.
+    var joined = block.length < LOOKBACK_BYTES ? concat(state.prevTail, block) : block;
+    state.prevTail = joined.slice(Math.max(0, joined.length - LOOKBACK_BYTES));
+    return block.length;
+  };
+
+  Scanner.prototype.match = function (block, start, offsetBase, line, text, numbers, state) {
+    var info = E.readLine(text);
+    var stream = info.prefixRank;
+    var time = info.time;
+    var host = info.host;
+    var memo = state.memos.get(stream);
+    if (time === null || host === null) {
+      var found = this.lookBack(block, start, offsetBase, stream, state);
+      time = time || found[0];
+      host = host || found[1];
+      if (host === null && memo !== undefined) host = memo.host; // a stream's host does not change
+    }
+    var offset = offsetBase + start;
+    state.memos.set(stream, { offset: offset, time: time, host: host });
+    var rank = info.prefixRank !== null ? info.prefixRank : state.fileRank !== null ? state.fileRank : info.textRank;
+    return {
+      file: state.name,
+      fileIndex: state.fileIndex,
+      line: line,
+      offset: offset,
+      text: text,
+      signatures: numbers,
+      rank: rank,
+      stream: stream,
+      time: time,
+      host: host,
+    };
+  };
+
+  // The latest time and host printed before `start` by the same stream, if close.
+  Scanner.prototype.lookBack = function (block, start, offsetBase, stream, state) {
+    var window;
+    var windowOffset;
+    if (start < LOOKBACK_BYTES && state.prevTail.length) {
+      var keep = LOOKBACK_BYTES - start;
+      var tail = state.prevTail.subarray(Math.max(0, state.prevTail.length - keep));
+      window = concat(tail, block.subarray(0, start));
+      windowOffset = offsetBase - Math.min(keep, state.prevTail.length);
+    } else {
+      window = block;
+      windowOffset = offsetBase;
+    }
+    var pos = start + offsetBase - windowOffset;
+    var floor = Math.max(0, pos - LOOKBACK_BYTES);
+    var hasCr = find(window, CR, floor, pos) >= 0;
+    var memo = state.memos.get(stream);
+    var time = null;
+    var host = null;
+    var lines = 0;
+    while (lines < LOOKBACK_LINES && pos > floor) {
+      var ls = lineStart(window, pos - 1, floor, hasCr);
+      if (memo !== undefined && windowOffset + ls <= memo.offset) {
+        // Every line since the stream's last match was read: inherit from it.
+        return [time || memo.time, host || memo.host];
+      }
+      var head = window.subarray(ls, Math.max(ls, Math.min(pos - 1, ls + E.HEAD_CHARS)));
+      pos = ls;
+      if (!head.length) continue;
+      lines += 1;
+      var info = E.readLine(decode(head));
+      if (info.prefixRank !== stream) continue;
+      time = time || info.time;
+      host = host || info.host;
+      if (time !== null && host !== null) break;
+    }
+    return [time, host];
+  };
+
+  E.CHUNK_BYTES = CHUNK_BYTES;
+  E.LOOKBACK_BYTES = LOOKBACK_BYTES;
+  E.LogReadError = LogReadError;
+  E.decode = decode;
+  E.stripCsi = stripCsi;
+  E.binaryReason = binaryReason;
+  E.Prefilter = Prefilter;
+  E.Scanner = Scanner;
+  E.setChunkBytes = function (n) { CHUNK_BYTES = n; E.CHUNK_BYTES = n; };
+  E.newStats = function () {
+    return { files: 0, bytes: 0, lines: 0, longLines: 0, skippedBytes: 0 };
+  };
+})(typeof self !== "undefined" ? self : globalThis);

@@ -1,0 +1,234 @@
+// Triage: group matched lines by entry, tell root causes from collateral, find the first rank.
+// A port of generator/diagnose/triage.py (the rules are in docs/diagnose.md, "How it decides"):
+//
+// - an entry is found when a line matches one of its defining signatures; context signatures
+//   only raise confidence;
+// - when A is found and lists B in `collateral`, B is collateral; in a cycle among the found
+//   entries the edge counts only from the one that failed first;
+// - "earliest" compares times when every compared line has one on a common clock (full date,
+//   else without the year, else seconds since boot within one file), else position;
+// - the first failed rank is the rank of the earliest root-cause line that names a rank.
+(function (root) {
+  "use strict";
+  var E = root.TrainwreckEngine || (root.TrainwreckEngine = {});
+
+  function hitOf(m) {
+    return {
+      file: m.file,
+      fileIndex: m.fileIndex,
+      line: m.line,
+      offset: m.offset,
+      rank: m.rank,
+      time: m.time,
+      host: m.host,
+      text: m.text,
+    };
+  }
+
+  function streamKey(fileIndex, rank) {
+    return fileIndex + ":" + (rank === null ? "-" : rank);
+  }
+
+  // Matched lines folded into per-entry counts, as the scanner produces them.
+  function Tally(index) {
+    this.index = index;
+    this.defining = new Map(); // entry id -> {count, rankCounts: Map, firsts: Map}
+    this.context = new Map(); // entry id -> lines
+    this.hosts = new Set(); // every host read from a matched line, for masking reports
+  }
+
+  Tally.prototype.add = function (match) {
+    var roles = new Map();
+    var index = this.index;
+    match.signatures.forEach(function (number) {
+      var sig = index.signatures[number];
+      if (!roles.has(sig.entry)) roles.set(sig.entry, new Set());
+      roles.get(sig.entry).add(sig.role);
+    });
+    if (match.host) this.hosts.add(match.host);
+    var hit = null;
+    roles.forEach(function (found, entry) {
+      if (found.has("context")) this.context.set(entry, (this.context.get(entry) || 0) + 1);
+      if (!found.has("defining")) return;
+      var tally = this.defining.get(entry);
+      if (tally === undefined) {
+        tally = { count: 0, rankCounts: new Map(), firsts: new Map() };
+        this.defining.set(entry, tally);
+      }
+      tally.count += 1;
+      tally.rankCounts.set(match.rank, (tally.rankCounts.get(match.rank) || 0) + 1);
+      var key = streamKey(match.fileIndex, match.rank);
+      if (!tally.firsts.has(key)) {
+        hit = hit || hitOf(match);
+        tally.firsts.set(key, hit);
+      }
+    }, this);
+  };
+
+  var CLOCKS = ["absolute", "yearless", "boot"];
+
+  // The finest clock every hit has a reading of, or null to compare by position.
+  function clockOf(hits) {
+    for (var c = 0; c < CLOCKS.length; c++) {
+      var clock = CLOCKS[c];
+      var all = hits.every(function (h) { return h.time !== null && h.time[clock] !== null; });
+      if (all) {
+        if (clock === "boot") {
+          var files = new Set(hits.map(function (h) { return h.fileIndex; }));
+          if (files.size > 1) return null; // each machine boots at its own time
+        }
+        return clock;
+      }
+    }
+    return null;
+  }
+
+  function sortKey(clock) {
+    return function (hit) {
+      var reading = clock !== null && hit.time ? hit.time[clock] : null;
+      return [typeof reading === "number" ? reading : 0.0, hit.fileIndex, hit.offset];
+    };
+  }
+
+  function compareKeys(a, b) {
+    for (var i = 0; i < a.length; i++) {
+      if (a[i] < b[i]) return -1;
+      if (a[i] > b[i]) return 1;
+    }
+    return 0;
+  }
+
+  function compareStrings(a, b) {
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+
+  // Hits ordered by time when they share a clock, else by position; ties by position.
+  function earliestFirst(hits) {
+    var key = sortKey(clockOf(hits));
+    return hits.slice().sort(function (a, b) { return compareKeys(key(a), key(b)); });
+  }
+
+  function reachable(edges, start) {
+    var seen = new Set();
+    var todo = [start];
+    while (todo.length) {
+      (edges.get(todo.pop()) || []).forEach(function (next) {
+        if (!seen.has(next)) {
+          seen.add(next);
+          todo.push(next);
+        }
+      });
+    }
+    return seen;
+  }
+
+  function triage(tally) {
+    var index = tally.index;
+    var firsts = new Map();
+    tally.defining.forEach(function (t, entryId) {
+      firsts.set(entryId, earliestFirst(Array.from(t.firsts.values()))[0]);
+    });
+    var ids = Array.from(firsts.keys());
+    var key = sortKey(clockOf(Array.from(firsts.values())));
+    var order = ids.slice().sort(function (a, b) {
+      return compareKeys(key(firsts.get(a)), key(firsts.get(b))) || compareStrings(a, b);
+    });
+    var place = new Map();
+    order.forEach(function (id, i) { place.set(id, i); });
+    var edges = new Map();
+    ids.forEach(function (a) {
+      var targets = [];
+      index.entries[a].collateral.forEach(function (b) {
+        if (firsts.has(b) && b !== a && targets.indexOf(b) < 0) targets.push(b);
+      });
+      edges.set(a, targets);
+    });
+    var reach = new Map();
+    ids.forEach(function (id) { reach.set(id, reachable(edges, id)); });
+    var causedBy = new Map();
+    order.forEach(function (a) {
+      var targets = edges.get(a).slice().sort(function (x, y) { return place.get(x) - place.get(y); });
+      targets.forEach(function (b) {
+        if (!reach.get(b).has(a) || place.get(a) < place.get(b)) {
+          if (!causedBy.has(b)) causedBy.set(b, []);
+          causedBy.get(b).push(a);
+        }
+      });
+    });
+
+    function finding(entryId, role) {
+      var t = tally.defining.get(entryId);
+      var numbered = [];
+      t.rankCounts.forEach(function (count, rank) {
+        if (rank !== null) numbered.push([rank, count]);
+      });
+      numbered.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
+      var rankCounts = numbered.slice();
+      if (t.rankCounts.has(null)) rankCounts.push([null, t.rankCounts.get(null)]);
+      return {
+        id: entryId,
+        entry: index.entries[entryId],
+        role: role,
+        count: t.count,
+        ranks: numbered.map(function (rc) { return rc[0]; }),
+        rankCounts: rankCounts,
+        first: firsts.get(entryId),
+        streams: earliestFirst(Array.from(t.firsts.values())),
+        contextLines: tally.context.get(entryId) || 0,
+        causedBy: causedBy.get(entryId) || [],
+      };
+    }
+
+    function inOrder(list) {
+      var k = sortKey(clockOf(list.map(function (e) { return firsts.get(e); })));
+      return list.slice().sort(function (a, b) {
+        return compareKeys(k(firsts.get(a)), k(firsts.get(b))) || compareStrings(a, b);
+      });
+    }
+
+    var roots = inOrder(ids.filter(function (e) { return !causedBy.has(e); }));
+    var collateral = inOrder(ids.filter(function (e) { return causedBy.has(e); }));
+    var findings = roots.map(function (e) { return finding(e, "root-cause"); })
+      .concat(collateral.map(function (e) { return finding(e, "collateral"); }));
+    var ranked = [];
+    roots.forEach(function (e) {
+      tally.defining.get(e).firsts.forEach(function (h) {
+        if (h.rank !== null) ranked.push(h);
+      });
+    });
+    var firstFailure = ranked.length ? earliestFirst(ranked)[0] : null;
+    return {
+      findings: findings,
+      firstFailedRank: firstFailure !== null ? firstFailure.rank : null,
+      firstFailure: firstFailure,
+    };
+  }
+
+  // The JSON report of `trainwreck diagnose --json`, exactly (generator/diagnose/report.py).
+  function toJSON(diagnosis) {
+    return {
+      findings: diagnosis.findings.map(function (f) {
+        return {
+          id: f.id,
+          title: f.entry.title,
+          role: f.role,
+          count: f.count,
+          ranks: f.ranks.slice(),
+          first: {
+            file: f.first.file,
+            line: f.first.line,
+            rank: f.first.rank,
+            time: f.first.time ? f.first.time.text : null,
+            text: f.first.text,
+          },
+        };
+      }),
+      first_failed_rank: diagnosis.firstFailedRank,
+    };
+  }
+
+  E.Tally = Tally;
+  E.triage = triage;
+  E.earliestFirst = earliestFirst;
+  E.toJSON = toJSON;
+})(typeof self !== "undefined" ? self : globalThis);

@@ -1,0 +1,152 @@
+// The diagnosis engine in a Web Worker, so that the page never freezes on a large log.
+//
+// Messages in:
+//   {type: "init", indexUrl}                 fetch and compile /signatures.json (once)
+//   {type: "diagnose", id, logs: [{name, text | bytes | file}], baseUrl}
+// Messages out:
+//   {type: "ready", entries, signatures}     or {type: "error", message}
+//   {type: "progress", id, bytes}
+//   {type: "result", id, result}             see resultOf() below
+//
+// The index is the only thing this worker fetches, once, when the page starts it; the logs it
+// is given never leave it except as the result posted back to the page.
+/* global importScripts, TrainwreckEngine */
+importScripts("pattern.js", "lineinfo.js", "index.js", "scan.js", "triage.js", "report.js", "engine.js");
+
+(function () {
+  "use strict";
+  var E = TrainwreckEngine;
+  var ready = null; // a promise of the compiled index
+  var MAX_CONTEXT_FINDINGS = 12;
+
+  function init(indexUrl) {
+    if (ready === null) {
+      ready = fetch(indexUrl, { credentials: "same-origin" })
+        .then(function (response) {
+          if (!response.ok) throw new Error("could not load the signature index (HTTP " + response.status + ")");
+          return response.text();
+        })
+        .then(function (text) {
+          var index = E.loadIndex(text);
+          return { index: index, scanner: new E.Scanner(index) };
+        });
+    }
+    return ready;
+  }
+
+  function plainHit(hit) {
+    return hit === null
+      ? null
+      : {
+          file: hit.file,
+          fileIndex: hit.fileIndex,
+          line: hit.line,
+          rank: hit.rank,
+          host: hit.host,
+          time: hit.time ? hit.time.text : null,
+          clock: hit.time ? { absolute: hit.time.absolute, yearless: hit.time.yearless, boot: hit.time.boot } : null,
+          text: hit.text,
+        };
+  }
+
+  async function resultOf(compiled, message) {
+    var started = performance.now();
+    var logs = message.logs.map(function (log) {
+      return { name: log.name, source: log.file || log.bytes || log.text || "" };
+    });
+    var lastPost = 0;
+    var run = await E.diagnose(compiled.index, logs, {
+      scanner: compiled.scanner,
+      onProgress: function (stats) {
+        var now = performance.now();
+        if (now - lastPost > 100) {
+          lastPost = now;
+          self.postMessage({ type: "progress", id: message.id, bytes: stats.bytes });
+        }
+      },
+    });
+    var scanned = performance.now();
+    var d = run.diagnosis;
+    // The lines around each shown finding's first line, read again from its log.
+    var shownFindings = d.findings.slice(0, MAX_CONTEXT_FINDINGS);
+    var byFile = new Map();
+    shownFindings.forEach(function (f) {
+      if (!byFile.has(f.first.fileIndex)) byFile.set(f.first.fileIndex, []);
+      byFile.get(f.first.fileIndex).push(f.first.line);
+    });
+    var context = {};
+    for (var entry of byFile) {
+      try {
+        context[entry[0]] = await E.contextOf(logs[entry[0]].source, entry[1]);
+      } catch (exc) {
+        context[entry[0]] = {};
+      }
+    }
+    var notes = E.statsNotes(run.stats, compiled.index.maxLineBytes);
+    return {
+      json: E.toJSON(d),
+      firstFailedRank: d.firstFailedRank,
+      firstFailure: plainHit(d.firstFailure),
+      findings: d.findings.map(function (f, i) {
+        return {
+          id: f.id,
+          title: f.entry.title,
+          severity: f.entry.severity,
+          category: f.entry.category,
+          quickFix: f.entry.quickFix,
+          path: f.entry.path,
+          role: f.role,
+          count: f.count,
+          ranks: f.ranks,
+          rankSummary: E.rankSummary(f.rankCounts),
+          confidence: E.confidence(f),
+          causedBy: f.causedBy.map(function (id) {
+            return { id: id, title: compiled.index.entries[id].title, path: compiled.index.entries[id].path };
+          }),
+          first: plainHit(f.first),
+          streams: f.streams.map(plainHit),
+          context: i < MAX_CONTEXT_FINDINGS ? (context[f.first.fileIndex] || {})[f.first.line] || [] : [],
+        };
+      }),
+      stats: run.stats,
+      statsLine: E.statsLine(run.stats),
+      notes: notes,
+      problems: run.problems,
+      markdown: E.markdownReport(d, run.stats, message.baseUrl || "", { hosts: run.hosts, notes: notes }),
+      ms: { scan: scanned - started, total: performance.now() - started },
+    };
+  }
+
+  self.onmessage = function (event) {
+    var message = event.data || {};
+    if (message.type === "init") {
+      init(message.indexUrl).then(
+        function (compiled) {
+          self.postMessage({
+            type: "ready",
+            entries: Object.keys(compiled.index.entries).length,
+            signatures: compiled.index.signatures.length,
+          });
+        },
+        function (exc) {
+          self.postMessage({ type: "error", message: String(exc && exc.message ? exc.message : exc) });
+        }
+      );
+      return;
+    }
+    if (message.type === "diagnose") {
+      if (ready === null) {
+        self.postMessage({ type: "error", id: message.id, message: "the engine was not started" });
+        return;
+      }
+      ready
+        .then(function (compiled) { return resultOf(compiled, message); })
+        .then(
+          function (result) { self.postMessage({ type: "result", id: message.id, result: result }); },
+          function (exc) {
+            self.postMessage({ type: "error", id: message.id, message: String(exc && exc.message ? exc.message : exc) });
+          }
+        );
+    }
+  };
+})();
