@@ -1,0 +1,108 @@
+// The browser engine in Node, for the property tests: one JSON request per line on stdin, one
+// JSON answer per line on stdout. The engine files are loaded as the browser loads them (plain
+// scripts that add to a global TrainwreckEngine), so this runs exactly the code the site serves.
+//
+//   {"op": "match", "pattern": P, "lines": [..]}         -> {"ok": [bool, ..]} or {"error": msg}
+//   {"op": "parse", "pattern": P}                        -> {"anchor": A} or {"error": msg}
+//   {"op": "decode", "b64": B}                           -> {"text": T}
+//   {"op": "readLine", "texts": [..]}                    -> {"infos": [..]}
+//   {"op": "rankFromPath", "paths": [..]}                -> {"ranks": [..]}
+//   {"op": "diagnose", "index": I, "logs": [{"name", "b64" | "text"}], "chunk": n, "textSlice": n}
+//                                                        -> {"json", "stats", "problems"}
+//   {"op": "markdown", "index": I, "logs": [..], "baseUrl": U}  -> {"markdown": M}
+//   {"op": "mask", "texts": [..], "hosts": [..]}           -> {"texts": [..]}
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const readline = require("readline");
+
+const ENGINE = path.resolve(__dirname, "../../templates/static/javascripts/engine");
+for (const name of ["pattern.js", "lineinfo.js", "index.js", "scan.js", "triage.js", "report.js", "engine.js"]) {
+  require(path.join(ENGINE, name));
+}
+const E = globalThis.TrainwreckEngine;
+
+function info(i) {
+  return {
+    prefix_rank: i.prefixRank,
+    text_rank: i.textRank,
+    time: i.time,
+    host: i.host,
+  };
+}
+
+async function handle(req) {
+  switch (req.op) {
+    case "match": {
+      let m;
+      try {
+        m = new E.Matcher(req.pattern);
+      } catch (exc) {
+        return { error: exc.message };
+      }
+      return { ok: req.lines.map((line) => m.search(line)) };
+    }
+    case "parse": {
+      try {
+        return { anchor: new E.Matcher(req.pattern).anchor };
+      } catch (exc) {
+        return { error: exc.message };
+      }
+    }
+    case "decode":
+      return { text: E.decode(Buffer.from(req.b64, "base64")) };
+    case "readLine":
+      return { infos: req.texts.map((t) => info(E.readLine(t))) };
+    case "rankFromPath":
+      return { ranks: req.paths.map((p) => E.rankFromPath(p)) };
+    case "diagnose": {
+      const index = E.compileIndex(req.index);
+      const saved = E.CHUNK_BYTES;
+      if (req.chunk) E.setChunkBytes(req.chunk);
+      try {
+        const savedSlice = E.TEXT_SLICE;
+        if (req.textSlice) E.TEXT_SLICE = req.textSlice;
+        const logs = req.logs.map((l) => ({
+          name: l.name,
+          source: "text" in l ? l.text : new Uint8Array(Buffer.from(l.b64, "base64")),
+        }));
+        let run;
+        try {
+          run = await E.diagnose(index, logs);
+        } finally {
+          E.TEXT_SLICE = savedSlice;
+        }
+        return { json: E.toJSON(run.diagnosis), stats: run.stats, problems: run.problems };
+      } finally {
+        E.setChunkBytes(saved);
+      }
+    }
+    case "markdown": {
+      const index = E.compileIndex(req.index);
+      const logs = req.logs.map((l) => ({ name: l.name, source: new Uint8Array(Buffer.from(l.b64, "base64")) }));
+      const run = await E.diagnose(index, logs);
+      const notes = E.statsNotes(run.stats, index.maxLineBytes);
+      return { markdown: E.markdownReport(run.diagnosis, run.stats, req.baseUrl, { hosts: run.hosts, notes }) };
+    }
+    case "mask": {
+      const masker = new E.Masker(req.hosts || []);
+      return { texts: req.texts.map((t) => masker.mask(t)) };
+    }
+    default:
+      return { error: "unknown op " + req.op };
+  }
+}
+
+const rl = readline.createInterface({ input: process.stdin, terminal: false });
+let queue = Promise.resolve();
+rl.on("line", (line) => {
+  queue = queue.then(async () => {
+    let answer;
+    try {
+      answer = await handle(JSON.parse(line));
+    } catch (exc) {
+      answer = { crash: String(exc && exc.stack ? exc.stack : exc) };
+    }
+    process.stdout.write(JSON.stringify(answer) + "\n");
+  });
+});

@@ -1,0 +1,190 @@
+"""Parity: the browser engine in headless Chromium gives the Python engine's verdict.
+
+One corpus runs through both: every entry's examples (one log each, named as the
+`example-diagnosis` check names them), each healthy log of corpus/benign/, and each multi-rank
+fixture set of the diagnosis engine (tests/fixtures/logs/<set>/, one file per rank). Both read the
+site's published /signatures.json. The browser side runs in the page's real Web Worker; the
+results must be identical: the ids, roles, first failed rank, and file and line of each first
+hit, and beyond those the whole JSON report (counts, ranks, times, matched text) and the line
+counts. Two more cases push the streaming code: a rank's log compressed with gzip (decompressed
+by Chromium's DecompressionStream), and a generated multi-rank log of several 4 MiB blocks with
+long lines, carriage returns, colour codes and invalid UTF-8.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import http.server
+import random
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from generator.catalog import Catalog
+from tests.browser.diagnose_support import (
+    REPO,
+    Logs,
+    brief,
+    browser_results,
+    python_result,
+    site_index,
+)
+
+pytestmark = pytest.mark.browser
+
+FIXTURES = REPO / "tests" / "fixtures" / "logs"
+
+
+def corpus(catalog: Catalog) -> list[tuple[str, Logs]]:
+    cases: list[tuple[str, Logs]] = []
+    for entry in catalog.entries:
+        for number, example in enumerate(entry.examples):
+            name = f"{entry.id} examples[{number}]"
+            cases.append((name, [(name, example.log.encode())]))
+    for path in sorted((REPO / "corpus" / "benign").glob("*.log")):
+        cases.append((f"benign/{path.name}", [(path.name, path.read_bytes())]))
+    for folder in sorted(p for p in FIXTURES.iterdir() if p.is_dir()):
+        files = sorted(p for p in folder.rglob("*") if p.is_file())
+        logs = [(f.relative_to(FIXTURES).as_posix(), f.read_bytes()) for f in files]
+        cases.append((f"fixtures/{folder.name}", logs))
+    return cases
+
+
+def test_the_browser_engine_gives_the_python_verdict_on_the_whole_corpus(
+    site_dir: tuple[Path, str],
+    page,  # type: ignore[no-untyped-def]
+    catalog: Catalog,
+) -> None:
+    site, url = site_dir
+    index = site_index(site)
+    cases = corpus(catalog)
+    expected = [python_result(index, logs) for _, logs in cases]
+    got = browser_results(page, url, [logs for _, logs in cases])
+    names = [name for name, _ in cases]
+    # The fields the issue names first, for a readable failure; then everything.
+    assert dict(zip(names, map(brief, got), strict=True)) == dict(
+        zip(names, map(brief, expected), strict=True)
+    )
+    assert dict(zip(names, got, strict=True)) == dict(zip(names, expected, strict=True))
+    # The corpus is not trivially empty: examples name their entries, benign logs nothing.
+    found = {n: [f["id"] for f in r["json"]["findings"]] for n, r in zip(names, got, strict=True)}
+    assert sum(1 for name in names if " examples[" in name) >= len(catalog.entries)
+    for name, ids in found.items():
+        if " examples[" in name:
+            assert ids and ids[0] == name.split(" ")[0], name
+        if name.startswith("benign/"):
+            assert ids == [], name
+    storm = got[names.index("fixtures/storm")]["json"]
+    assert storm["first_failed_rank"] == 5
+    assert page.errors == []
+
+
+def test_a_gzip_rank_log_is_decompressed_in_the_browser(
+    site_dir: tuple[Path, str],
+    page,  # type: ignore[no-untyped-def]
+) -> None:
+    site, url = site_dir
+    index = site_index(site)
+    files = sorted((FIXTURES / "storm").glob("*.log"))
+    plain = [(f"storm/{f.name}", f.read_bytes()) for f in files]
+    packed = [
+        (f"{name}.gz", gzip.compress(raw)) if name.endswith("rank5.log") else (name, raw)
+        for name, raw in plain
+    ]
+    # Python's in-memory engine takes decompressed bytes (the command line decompresses them).
+    expected = python_result(
+        index, [(n, gzip.decompress(r) if n.endswith(".gz") else r) for n, r in packed]
+    )
+    (got,) = browser_results(page, url, [packed])
+    assert got == expected
+    assert got["json"]["first_failed_rank"] == 5
+    assert got["json"]["findings"][0]["first"]["file"] == "storm/rank5.log.gz"
+
+
+def big_log(catalog: Catalog, seed: int, size: int) -> bytes:
+    """Several blocks of multi-rank log: example and benign lines, long lines, CR, ANSI."""
+    rng = random.Random(seed)
+    examples = [
+        line
+        for e in catalog.entries
+        for x in e.examples
+        for line in x.log.splitlines()
+        if line.strip()
+    ]
+    benign = [
+        line
+        for p in sorted((REPO / "corpus" / "benign").glob("*.log"))
+        for line in p.read_text(errors="replace").splitlines()
+    ]
+    out = bytearray()
+    second = 0
+    while len(out) < size:
+        second += 1
+        stamp = (
+            f"2024-06-26 06:{(second // 60) % 60:02d}:{second % 60:02d},{rng.randrange(1000):03d}"
+        )
+        rank = rng.randrange(16)
+        kind = rng.random()
+        if kind < 0.002:
+            line = "x" * rng.randrange(60_000, 200_000) + rng.choice(examples)  # past the cap
+        elif kind < 0.02:
+            line = rng.choice(examples)
+        elif kind < 0.03:
+            line = "\x1b[31m" + rng.choice(examples) + "\x1b[0m"
+        else:
+            line = rng.choice(benign)
+        raw = f"[rank{rank}]:[{stamp}] {line}".encode()
+        if rng.random() < 0.005:
+            raw += b" \xff\xfe"
+        out += raw + rng.choice([b"\n", b"\n", b"\n", b"\r\n", b"\r"])
+    return bytes(out)
+
+
+class _CorsHandler(http.server.SimpleHTTPRequestHandler):
+    def end_headers(self) -> None:
+        self.send_header("Access-Control-Allow-Origin", "*")
+        super().end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture()
+def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
+    """A folder served on loopback to the site's pages (CORS), for logs too big to pass inline."""
+    handler = functools.partial(_CorsHandler, directory=str(tmp_path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield tmp_path, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def test_a_log_of_many_blocks_diagnoses_alike(
+    site_dir: tuple[Path, str],
+    page,  # type: ignore[no-untyped-def]
+    catalog: Catalog,
+    served: tuple[Path, str],
+) -> None:
+    site, url = site_dir
+    folder, files_url = served
+    index = site_index(site)
+    names = {"job/rank0-7.log": (1, 9 << 20), "job/node1.log": (2, 1 << 20)}
+    for name, (seed, size) in names.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(big_log(catalog, seed, size))
+    expected: dict[str, Any] = python_result(
+        index, [(name, (folder / name).read_bytes()) for name in names]
+    )
+    (got,) = browser_results(
+        page,
+        url,
+        [[(name, b"") for name in names]],
+        served={name: f"{files_url}/{name}" for name in names},
+    )
+    assert brief(got) == brief(expected)
+    assert got == expected
+    assert expected["stats"]["longLines"] > 0 and len(expected["json"]["findings"]) > 3

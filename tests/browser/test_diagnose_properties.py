@@ -1,0 +1,419 @@
+"""Properties: the browser engine and the Python engine agree on generated input.
+
+The browser engine's files (templates/static/javascripts/engine/) run in Node through
+diagnose_node.js, exactly as the site serves them; Hypothesis generates patterns in the signature
+dialect, lines, raw bytes and whole logs, and every answer must equal the Python engine's:
+whether a pattern matches a line (and whether it parses at all, and its anchor), how bytes
+decode, what rank, time and host a line states, the rank a path names, the complete diagnosis
+of a log read in blocks of any size (and of pasted text, encoded a slice at a time), and the
+Markdown report. test_diagnose_parity.py runs the same engine in Chromium on the real corpus.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from generator.diagnose import scan
+from generator.diagnose.engine import LogBytes, diagnose_logs
+from generator.diagnose.index import SignatureIndex, build_index
+from generator.diagnose.lineinfo import rank_from_path, read_line
+from generator.diagnose.pattern import Matcher, PatternError
+from generator.diagnose.report import to_json
+from generator.model.entry import Entry
+
+REPO = Path(__file__).resolve().parents[2]
+HARNESS = Path(__file__).with_name("diagnose_node.js")
+
+
+class Node:
+    """One Node process running diagnose_node.js: a JSON request in, a JSON answer out."""
+
+    def __init__(self) -> None:
+        node = shutil.which("node")
+        if node is None:
+            pytest.fail("node is not installed; the engine property tests run the JavaScript in it")
+        self.proc = subprocess.Popen(
+            [node, str(HARNESS)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            errors="surrogatepass",
+        )
+
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+        answer: dict[str, Any] = json.loads(self.proc.stdout.readline())
+        assert "crash" not in answer, answer["crash"]
+        return answer
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def node() -> Iterator[Node]:
+    n = Node()
+    yield n
+    n.close()
+
+
+def real_entries() -> list[Entry]:
+    from generator.loading.discovery import find_entry_files, read_sources
+    from generator.validation import validate_sources
+
+    sources, _ = read_sources(find_entry_files(REPO / "entries"), REPO)
+    return list(validate_sources(sources).entries)
+
+
+ENTRIES = real_entries()
+INDEX_DATA = build_index(ENTRIES)
+INDEX = SignatureIndex(INDEX_DATA)
+INDEX_JSON = INDEX_DATA.model_dump(mode="json")
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# --- patterns and lines ------------------------------------------------------------------------
+
+# Characters that exercise every class boundary: digits, hex letters, the class punctuation,
+# spaces (ASCII and not), a NUL, non-ASCII letters and an astral character.
+ALPHABET = "0123456789abcdefxXgzAF_.-:/ ()[]=,\t\x00\x1c\x85\xa0\u3000\ufeffé€😀"
+PLACEHOLDER = st.sampled_from(["{int}", "{num}", "{hex}", "{pci}", "{word}", "{token}", "{*}"])
+LITERAL = st.text(alphabet=ALPHABET + "{}", min_size=1, max_size=12).map(
+    lambda s: s.replace("{", "{{").replace("}", "}}")
+)
+
+
+@st.composite
+def patterns(draw: st.DrawFn) -> str:
+    parts = [draw(LITERAL)]
+    for _ in range(draw(st.integers(0, 4))):
+        parts.append(draw(PLACEHOLDER))
+        parts.append(draw(LITERAL))
+    if draw(st.booleans()):
+        parts[0] = "NCCL WARN " + parts[0]  # usually long enough to have an anchor
+    return "".join(parts)
+
+
+def unescape(literal: str) -> str:
+    return literal.replace("{{", "{").replace("}}", "}")
+
+
+@st.composite
+def pattern_and_lines(draw: st.DrawFn) -> tuple[str, list[str]]:
+    pattern = draw(patterns())
+    # Lines made from the pattern's own literals and random fillers: many near misses.
+    pieces = [unescape(p) for p in pattern.replace("{{", "\x01").replace("}}", "\x02").split("{")]
+    fragments = [p.replace("\x01", "{").replace("\x02", "}").split("}")[-1] for p in pieces]
+    filler = st.text(alphabet=ALPHABET, max_size=6)
+    lines = []
+    for _ in range(draw(st.integers(1, 6))):
+        bits = []
+        for fragment in fragments:
+            if draw(st.integers(0, 5)) > 0:
+                bits.append(fragment)
+            bits.append(draw(filler))
+        lines.append("".join(bits))
+    lines.append(draw(st.text(alphabet=ALPHABET, max_size=40)))
+    return pattern, lines
+
+
+@SETTINGS
+@given(pattern_and_lines())
+def test_matchers_agree_on_generated_patterns_and_lines(
+    node: Node, case: tuple[str, list[str]]
+) -> None:
+    pattern, lines = case
+    try:
+        matcher = Matcher(pattern)
+    except PatternError as exc:
+        assert node.ask({"op": "match", "pattern": pattern, "lines": lines}) == {"error": str(exc)}
+        return
+    expected = [matcher.search(line) for line in lines]
+    assert node.ask({"op": "match", "pattern": pattern, "lines": lines}) == {"ok": expected}
+    assert node.ask({"op": "parse", "pattern": pattern}) == {"anchor": matcher.anchor}
+
+
+CODE_POINTS = [
+    *range(0x3100),  # ASCII, Latin, the spaces of General Punctuation, CJK punctuation
+    *(c for c in range(0xFE00, 0x10000) if not 0xD800 <= c < 0xE000),
+    0x1F600,
+    0x10FFFF,
+]
+
+
+@pytest.mark.parametrize("name", ["int", "num", "hex", "pci", "word", "token"])
+def test_every_class_holds_the_same_characters(node: Node, name: str) -> None:
+    pattern = f"anchor: {{{name}}} :end"
+    lines = [f"anchor: {chr(c)} :end" for c in CODE_POINTS]
+    expected = [Matcher(pattern).search(line) for line in lines]
+    assert node.ask({"op": "match", "pattern": pattern, "lines": lines}) == {"ok": expected}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_matchers_agree_on_the_catalogs_own_signatures(node: Node, data: st.DataObject) -> None:
+    sig = data.draw(st.sampled_from(INDEX.signatures))
+    # The signature's literals with generated text between them, and some cut short.
+    lits = sig.matcher.literals
+    filler = st.text(alphabet=ALPHABET, max_size=8)
+    lines = [
+        "".join(lit + data.draw(filler) for lit in lits),
+        "".join(lit[: data.draw(st.integers(0, len(lit)))] + data.draw(filler) for lit in lits),
+    ]
+    expected = [sig.matcher.search(line) for line in lines]
+    assert node.ask({"op": "match", "pattern": sig.pattern, "lines": lines}) == {"ok": expected}
+
+
+# --- bytes, lines and paths --------------------------------------------------------------------
+
+
+@SETTINGS
+@given(st.binary(max_size=64))
+def test_invalid_utf8_decodes_to_the_same_replacement_characters(node: Node, raw: bytes) -> None:
+    answer = node.ask({"op": "decode", "b64": base64.b64encode(raw).decode()})
+    assert answer == {"text": raw.decode("utf-8", "replace")}
+
+
+LINE_HEADS = [
+    "[rank{r}]:",
+    "[default{r}]:",
+    "{r}: ",
+    "  {r}: [rank{r}]: ",
+    "",
+]
+STAMPS = [
+    "2024-06-26 06:24:44,903 ",
+    "[2024-02-29T23:59:60.123456789+05:30] ",
+    "2024-12-31T23:30:00-01:00 ",
+    "0001-01-01 00:00:00+05:00 ",
+    "2023-02-29 10:00:00 ",
+    "E0626 06:24:44.903881 ",
+    "[E626 06:24:44.903881913 ProcessGroupNCCL.cpp:616] ",
+    "I20240626 06:24:44.9 ",
+    "[Tue Jul  2 08:58:41 2024] ",
+    "Dec  2 11:38:47 worker4 kernel: ",
+    "[  123.456789] ",
+    "",
+]
+TAILS = [
+    "gpu-node-02:48215:48395 [1] NCCL INFO x",
+    "[PG 3 Rank 5] Watchdog caught",
+    "Rank 12: step",
+    "FRank 3",
+    "loss 2.0",
+    "",
+]
+
+
+@st.composite
+def log_lines(draw: st.DrawFn) -> str:
+    line = (
+        draw(st.sampled_from(LINE_HEADS)).format(r=draw(st.integers(0, 1_000_000)))
+        + draw(st.sampled_from(STAMPS))
+        + draw(st.sampled_from(TAILS))
+    )
+    # Perturb a few characters: digits, separators, letters.
+    for _ in range(draw(st.integers(0, 3))):
+        if not line:
+            break
+        at = draw(st.integers(0, len(line) - 1))
+        line = line[:at] + draw(st.sampled_from("0913 :.-+TZ[]ab\u0663")) + line[at + 1 :]
+    return line
+
+
+@SETTINGS
+@given(st.lists(log_lines(), min_size=1, max_size=8))
+def test_rank_time_and_host_are_read_alike(node: Node, lines: list[str]) -> None:
+    expected = [asdict(read_line(line)) for line in lines]
+    assert node.ask({"op": "readLine", "texts": lines}) == {"infos": expected}
+
+
+PATH_PARTS = st.sampled_from(
+    ["logs", "rank3", "rank_12", "node2", "attempt_0", "5", "7", "\u00b2", "train", "RANK-4", "x"]
+)
+PATH_NAMES = st.sampled_from(
+    [
+        "rank3.log",
+        "train-rank-17.out.gz",
+        "stdout.log",
+        "franky3.log",
+        "Rank5.LOG.GZ",
+        ".log",
+        "x_rank.7.txt",
+        "rank1234567.log",
+    ]
+)
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.lists(PATH_PARTS, max_size=3), PATH_NAMES), min_size=1, max_size=6))
+def test_ranks_from_paths_are_read_alike(node: Node, paths: list[tuple[list[str], str]]) -> None:
+    names = ["/".join([*parts, name]) for parts, name in paths]
+    names.append(names[0].replace("/", "\\"))
+    expected = [rank_from_path(name) for name in names]
+    assert node.ask({"op": "rankFromPath", "paths": names}) == {"ranks": expected}
+
+
+# --- whole logs --------------------------------------------------------------------------------
+
+EXAMPLE_LINES = sorted(
+    {line for e in ENTRIES for x in e.examples for line in x.log.splitlines() if line.strip()}
+)
+BENIGN_LINES = sorted(
+    {
+        line
+        for p in (REPO / "corpus" / "benign").glob("*.log")
+        for line in p.read_text(errors="replace").splitlines()
+    }
+)
+BREAKS = st.sampled_from([b"\n", b"\r\n", b"\r", b"\n\n"])
+
+
+@st.composite
+def raw_logs(draw: st.DrawFn) -> bytes:
+    out = b""
+    for _ in range(draw(st.integers(1, 30))):
+        kind = draw(st.integers(0, 9))
+        if kind <= 3:
+            line = draw(st.sampled_from(EXAMPLE_LINES)).encode()
+        elif kind <= 6:
+            line = draw(st.sampled_from(BENIGN_LINES)).encode()
+        elif kind == 7:
+            line = draw(log_lines()).encode()
+        elif kind == 8:
+            line = draw(st.binary(max_size=30))
+        else:
+            line = b"x" * draw(st.integers(250, 700))  # over a small line cap
+        if draw(st.integers(0, 5)) == 0 and len(line) > 4:
+            at = draw(st.integers(0, len(line) - 1))
+            line = (
+                line[:at]
+                + draw(st.sampled_from([b"\x1b[31m", b"\x1b[0m", b"\x1b[", b"\xff"]))
+                + line[at:]
+            )
+        out += draw(st.sampled_from([b"", b"[rank1]:", b"3: ", b"[default0]:"])) + line
+        out += draw(BREAKS)
+    if draw(st.booleans()):
+        out = out.rstrip(b"\r\n")
+    return out
+
+
+def python_run(logs: list[tuple[str, bytes]], chunk: int, cap: int) -> dict[str, Any]:
+    index = SignatureIndex(INDEX_DATA.model_copy(update={"max_line_bytes": cap}))
+    saved = scan.CHUNK_BYTES
+    scan.CHUNK_BYTES = chunk
+    try:
+        run = diagnose_logs(index, [LogBytes(name, raw) for name, raw in logs])
+    finally:
+        scan.CHUNK_BYTES = saved
+    s = run.stats
+    return {
+        "json": to_json(run.diagnosis),
+        "stats": {
+            "files": s.files,
+            "bytes": s.bytes,
+            "lines": s.lines,
+            "longLines": s.long_lines,
+            "skippedBytes": s.skipped_bytes,
+        },
+        "problems": [asdict(p) for p in run.problems],
+    }
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(raw_logs(), min_size=1, max_size=3),
+    st.sampled_from([7, 64, 300, 4 << 20]),
+    st.sampled_from([256, 65536]),
+)
+def test_whole_logs_diagnose_alike_in_blocks_of_any_size(
+    node: Node, raws: list[bytes], chunk: int, cap: int
+) -> None:
+    logs = [(f"logs/rank{i}.log" if i else "train.log", raw) for i, raw in enumerate(raws)]
+    expected = python_run(logs, chunk, cap)
+    answer = node.ask(
+        {
+            "op": "diagnose",
+            "index": {**INDEX_JSON, "max_line_bytes": cap},
+            "logs": [{"name": n, "b64": base64.b64encode(r).decode()} for n, r in logs],
+            "chunk": chunk,
+        }
+    )
+    assert answer == expected
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(raw_logs(), min_size=1, max_size=2),
+    st.sampled_from([7, 300, 4 << 20]),
+    st.sampled_from([1, 3, 64]),
+)
+def test_pasted_text_diagnoses_as_its_utf8_bytes(
+    node: Node, raws: list[bytes], chunk: int, text_slice: int
+) -> None:
+    """A paste reaches the engine as a string, encoded a slice at a time; the verdict is that
+    of its UTF-8 bytes, whatever the slice (an astral character is never split)."""
+    texts = [raw.decode("utf-8", "replace") + "\U0001f600" * 3 for raw in raws]
+    logs = [(f"rank{i}.log", text.encode()) for i, text in enumerate(texts)]
+    expected = python_run(logs, chunk, 65536)
+    answer = node.ask(
+        {
+            "op": "diagnose",
+            "index": INDEX_JSON,
+            "logs": [{"name": f"rank{i}.log", "text": t} for i, t in enumerate(texts)],
+            "chunk": chunk,
+            "textSlice": text_slice,
+        }
+    )
+    assert answer == expected
+
+
+def test_the_copied_report_is_the_command_lines_markdown_with_masking(node: Node) -> None:
+    """Where a report holds nothing to mask, the browser's Markdown is `trainwreck diagnose
+    --format markdown`'s, plus one line saying what is masked; elsewhere it differs only there."""
+    from generator.diagnose.report import markdown_report, stats_notes
+
+    base = "https://trainwreck.example/"
+    footer = "_IP addresses, host names, e-mail addresses and token-like strings are masked._\n"
+    compared = masked = 0
+    for entry in ENTRIES:
+        for number, example in enumerate(entry.examples):
+            name = f"{entry.id} examples[{number}]"
+            run = diagnose_logs(INDEX, [LogBytes(name, example.log.encode())])
+            notes = stats_notes(run.stats, INDEX.max_line_bytes)
+            expected = markdown_report(run.diagnosis, run.stats, base, notes)
+            answer = node.ask(
+                {
+                    "op": "markdown",
+                    "index": INDEX_JSON,
+                    "logs": [
+                        {"name": name, "b64": base64.b64encode(example.log.encode()).decode()}
+                    ],
+                    "baseUrl": base,
+                }
+            )
+            got = answer["markdown"]
+            assert got.endswith(footer)
+            got = got[: -len(footer)]
+            if any(f"<{kind}-1>" in got for kind in ("ip", "host", "email", "token")):
+                masked += 1
+                assert got.splitlines()[:3] == expected.splitlines()[:3]
+                continue
+            compared += 1
+            assert got == expected, name
+    assert compared > 40 and masked > 0
