@@ -197,3 +197,21 @@ def test_the_validator_refuses_raw_html_and_script_links_in_markdown() -> None:
         "images are not allowed; link to the page instead",
         'link target "javascript',
     }
+
+
+def test_payloads_pasted_as_a_log_on_the_diagnose_page_stay_inert(hostile_site: str, page) -> None:  # type: ignore[no-untyped-def]
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(f"{hostile_site}/diagnose/")
+    page.wait_for_selector("[data-tw-diagnose][data-ready]", timeout=15_000)
+    log = "\n".join(
+        [*PAYLOADS, "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.", ALL]
+    )
+    page.fill("#tw-dx-log", log)
+    page.click("[data-dx-run]")
+    page.wait_for_selector(f'.tw-dx-card[data-entry-id="{ENTRY_ID}"]')
+    page.wait_for_timeout(300)
+    assert dialogs == []
+    assert page.evaluate(FORBIDDEN_DOM) == []
+    # The card shows the entry's own payload-laden title as text.
+    assert "<script>alert('x1')</script>" in page.locator(".tw-dx-card").first.inner_text()

@@ -21,12 +21,15 @@ OOM = (
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 5 has a "
     "total capacity of 79.15 GiB of which 12.33 GiB is free.\n"
 )
-# Runs the CLI and reports the child's own peak RSS (KiB) on the last line of stderr.
+# Runs the CLI and reports the child's own peak RSS (KiB) on the last line of stderr. VmHWM
+# belongs to the process's own memory map, which exec replaces; getrusage's ru_maxrss would
+# carry over the peak of the pytest process that forked it.
 RUN = (
-    "import resource, sys\n"
+    "import re, sys\n"
     "from generator.cli import main\n"
     "rc = main(sys.argv[1:])\n"
-    "print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    "hwm = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1)\n"
+    "print('MAXRSS', hwm, file=sys.stderr)\n"
     "sys.exit(rc)\n"
 )
 MAX_RSS_MIB = 200
