@@ -29,8 +29,9 @@ from generator.diagnose.engine import LogBytes, diagnose_logs
 from generator.diagnose.index import SignatureIndex, build_index
 from generator.diagnose.lineinfo import rank_from_path, read_line
 from generator.diagnose.pattern import Matcher, PatternError
-from generator.diagnose.report import to_json
 from generator.model.entry import Entry
+
+from .diagnose_support import python_result
 
 REPO = Path(__file__).resolve().parents[2]
 HARNESS = Path(__file__).with_name("diagnose_node.js")
@@ -318,21 +319,9 @@ def python_run(logs: list[tuple[str, bytes]], chunk: int, cap: int) -> dict[str,
     saved = scan.CHUNK_BYTES
     scan.CHUNK_BYTES = chunk
     try:
-        run = diagnose_logs(index, [LogBytes(name, raw) for name, raw in logs])
+        return python_result(index, logs)
     finally:
         scan.CHUNK_BYTES = saved
-    s = run.stats
-    return {
-        "json": to_json(run.diagnosis),
-        "stats": {
-            "files": s.files,
-            "bytes": s.bytes,
-            "lines": s.lines,
-            "longLines": s.long_lines,
-            "skippedBytes": s.skipped_bytes,
-        },
-        "problems": [asdict(p) for p in run.problems],
-    }
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
