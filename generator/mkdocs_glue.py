@@ -12,6 +12,7 @@ import html
 import logging
 import shutil
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from mkdocs.structure.toc import get_toc
 from generator.catalog import Catalog
 from generator.diagnose.index import build_index, index_json
 from generator.loading.discovery import find_entry_files, read_sources
+from generator.model.entry import Entry
 from generator.preview_cache import PageCache, PreviewValidator, Skeletons, page_fingerprint
 from generator.problems import Level, Problem, format_problems, has_errors
 from generator.render.data_files import data_files
@@ -83,34 +85,18 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
         problems = [*unreadable, *result.problems]
         if has_errors(problems):
             report = format_problems(problems, "text")
-            if not (self.serving and self.pages):
+            if not self.serving:
                 raise PluginError("entries failed validation:\n" + report)
             # A preview keeps serving the last good pages, with the problems on top of each.
             log.error("entries failed validation; showing the last good build:\n%s", report)
             self.problems = [p for p in problems if p.level is Level.ERROR]
+            if not self.pages:
+                # The preview's first build: show the entries that load, so an editor can
+                # start the server before a new entry is finished.
+                self._render(result.entries, base_dir, config)
         else:
             self.problems = []
-            catalog = Catalog.of(result.entries)
-            site_url = config.site_url or ""
-            renderer = Renderer(base_dir / self.config.templates_dir, site_url=site_url)
-            if self.incremental:
-                self.pages, self.rendered = self.page_cache.update(renderer, catalog)
-            else:
-                self.pages = {p.src_uri: p for p in renderer.all_pages(catalog)}
-            # Files served as they are: the signature index for the browser diagnoser and
-            # tools, redirects from renamed entries' old URLs, and the API, feed and robots.txt.
-            index = index_json(build_index(result.entries))
-            self.extra_files = {
-                SIGNATURES_URI: index,
-                **redirect_files(catalog),
-                **data_files(catalog, site_url),
-            }
-            log.info(
-                "trainwreck: %d entries, %d pages, %d rendered",
-                len(catalog.entries),
-                len(self.pages),
-                len(self.rendered) if self.incremental else len(self.pages),
-            )
+            self._render(result.entries, base_dir, config)
         banner = _banner(self.problems)
         for src_uri, page in self.pages.items():
             _remove(files, src_uri)
@@ -133,6 +119,29 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
         self.search_mark = 0
         self.doc_uris = [f.src_uri for f in files if f.is_documentation_page()]
         return files
+
+    def _render(self, entries: Sequence[Entry], base_dir: Path, config: Any) -> None:
+        catalog = Catalog.of(entries)
+        site_url = config.site_url or ""
+        renderer = Renderer(base_dir / self.config.templates_dir, site_url=site_url)
+        if self.incremental:
+            self.pages, self.rendered = self.page_cache.update(renderer, catalog)
+        else:
+            self.pages = {p.src_uri: p for p in renderer.all_pages(catalog)}
+        # Files served as they are: the signature index for the browser diagnoser and
+        # tools, redirects from renamed entries' old URLs, and the API, feed and robots.txt.
+        index = index_json(build_index(entries))
+        self.extra_files = {
+            SIGNATURES_URI: index,
+            **redirect_files(catalog),
+            **data_files(catalog, site_url),
+        }
+        log.info(
+            "trainwreck: %d entries, %d pages, %d rendered",
+            len(catalog.entries),
+            len(self.pages),
+            len(self.rendered) if self.incremental else len(self.pages),
+        )
 
     def on_page_markdown(self, markdown: str, /, *, page: Any, config: Any, files: Files) -> str:
         rendered = self.pages.get(page.file.src_uri)

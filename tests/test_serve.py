@@ -103,3 +103,41 @@ def test_the_terminal_shows_the_problem_with_its_place(
         f"{ENTRY}:6:11: error [schema] severity: Input should be 'critical', 'high', "
         "'medium' or 'low'" in served_log
     )
+
+
+def test_the_preview_starts_while_a_new_entry_is_still_a_skeleton(tmp_path: Path) -> None:
+    """CONTRIBUTING.md's order: new, write, preview. The preview must start before the entry
+    is finished, show the other entries, and list what the new one still needs."""
+    shutil.copy(REPO / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    shutil.copytree(REPO / "templates", tmp_path / "templates")
+    (tmp_path / ENTRY).parent.mkdir(parents=True)
+    (tmp_path / ENTRY).write_text(entry_yaml())
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    cli = [sys.executable, "-m", "generator.cli"]
+    subprocess.run(
+        [*cli, "new", "host-oom-killer", "--category", "memory"],
+        cwd=tmp_path,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    port = free_port()
+    proc = subprocess.Popen(
+        [*cli, "serve", "--dev-addr", f"127.0.0.1:{port}"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        page = f"http://127.0.0.1:{port}/failures/xid-79-gpu-fallen-off-bus/"
+        wait_for(lambda: "Xid 79" in fetch(page), "the first build")
+        body = fetch(page)
+        assert "tw-build-error" in body
+        assert (
+            "entries/memory/host-oom-killer.yaml:7:8: error [schema] title: must not be empty"
+            in body
+        )
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
