@@ -138,32 +138,42 @@ def stamp(seconds: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", t) + f",{int(seconds * 1000) % 1000:03d}"
 
 
+ROOT_RANK = 17
+
+
+def plan_failures(
+    rng: random.Random, index: SignatureIndex, examples: list[tuple[str, str]], batches: int
+) -> tuple[str, dict[int, list[tuple[int, str]]], list[str]]:
+    """Which failure lines go into which batch: one root cause on ROOT_RANK early on, and 100
+    later failures none of which would make it collateral. Returns the root cause's id, the
+    plan by batch number, and the watchdog-storm lines (empty if the catalog has none)."""
+    failures = failure_lines(index, examples)
+    root = "cuda-out-of-memory" if "cuda-out-of-memory" in failures else sorted(failures)[0]
+    others = [
+        e
+        for e in sorted(failures)
+        if e not in (root, "nccl-watchdog-timeout") and root not in index.entries[e].collateral
+    ]
+    injected = {int(batches * 0.3): [(ROOT_RANK, failures[root][0])]}
+    for _ in range(100):
+        b = rng.randrange(int(batches * 0.5), max(int(batches * 0.5) + 1, int(batches * 0.85)))
+        entry = rng.choice(others) if others else root
+        injected.setdefault(b, []).append((rng.randrange(64), rng.choice(failures[entry])))
+    return root, injected, failures.get("nccl-watchdog-timeout", [])
+
+
 def write_log(
     path: Path, size: int, index: SignatureIndex, examples: list[tuple[str, str]], seed: int
 ) -> dict[str, object]:
     """Write the synthetic log; return what a correct diagnosis must say."""
     rng = random.Random(seed)
     pool = noise_pool(rng)
-    failures = failure_lines(index, examples)
-    root = "cuda-out-of-memory" if "cuda-out-of-memory" in failures else sorted(failures)[0]
-    root_rank = 17
-    storm = failures.get("nccl-watchdog-timeout", [])
-    # Later failures, none of which would make the injected root cause collateral.
-    others = [
-        e
-        for e in sorted(failures)
-        if e not in (root, "nccl-watchdog-timeout") and root not in index.entries[e].collateral
-    ]
     batch = 50000
     batches = max(1, size // (batch * 150))
-    injected = {int(batches * 0.3): [(root_rank, failures[root][0])]}
-    for _ in range(100):
-        b = rng.randrange(int(batches * 0.5), max(int(batches * 0.5) + 1, int(batches * 0.85)))
-        entry = rng.choice(others) if others else root
-        injected.setdefault(b, []).append((rng.randrange(64), rng.choice(failures[entry])))
+    root, injected, storm = plan_failures(rng, index, examples, batches)
     if storm:
         injected.setdefault(max(0, batches - 1), []).extend(
-            (r, storm[0]) for r in range(64) if r != root_rank
+            (r, storm[0]) for r in range(64) if r != ROOT_RANK
         )
     written = 0
     number = 0
@@ -177,7 +187,7 @@ def write_log(
             out.write(data)
             written += len(data)
             number += 1
-    return {"root": root, "rank": root_rank}
+    return {"root": root, "rank": ROOT_RANK}
 
 
 def _peak_rss(pid: int) -> int:

@@ -76,24 +76,10 @@ def write_log(
     on every other rank at the end. Returns the injected root cause and rank."""
     rng = random.Random(seed)
     pool = gen.noise_pool(rng)
-    failures = gen.failure_lines(index, examples)
-    root = "cuda-out-of-memory" if "cuda-out-of-memory" in failures else sorted(failures)[0]
-    root_rank = 17
-    storm = failures.get("nccl-watchdog-timeout", [])
-    others = [
-        e
-        for e in sorted(failures)
-        if e not in (root, "nccl-watchdog-timeout") and root not in index.entries[e].collateral
-    ]
     batch = 2000
     batches = max(3, size // (batch * 150))
-    injected: dict[int, list[tuple[int, str]]] = {
-        int(batches * 0.3): [(root_rank, failures[root][0])]
-    }
-    for _ in range(100):
-        b = rng.randrange(int(batches * 0.5), max(int(batches * 0.5) + 1, int(batches * 0.85)))
-        entry = rng.choice(others) if others else root
-        injected.setdefault(b, []).append((rng.randrange(64), rng.choice(failures[entry])))
+    root, injected, storm = gen.plan_failures(rng, index, examples, batches)
+    root_rank = gen.ROOT_RANK
     end: list[bytes] = []
     if storm:
         end = [
@@ -125,29 +111,9 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 def build_site(out: Path) -> None:
-    """The real site; if /diagnose/ is not wired into the renderer yet, the page is rendered
-    from its template into a bare HTML shell beside it, so the engine can still be measured."""
     from generator.mkdocs_glue import build_site as build
 
     build(REPO / "mkdocs.yml", out)
-    page = out / "diagnose" / "index.html"
-    if page.exists():
-        return
-    from generator.render.pages import Renderer
-
-    body = (
-        Renderer(REPO / "templates")
-        ._page("diagnose.html.j2", "diagnose/index.md", "Diagnose a log", "")
-        .html
-    )
-    page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(
-        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Diagnose a log</title>'
-        '<link rel="stylesheet" href="../stylesheets/diagnose.css"></head><body>'
-        + body
-        + "</body></html>\n"
-    )
-    print("note: /diagnose/ is not in the site yet; measuring the page in a bare shell")
 
 
 # Presses Diagnose and resolves with the milliseconds until the result is on the page.

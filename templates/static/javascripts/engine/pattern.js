@@ -268,14 +268,9 @@
     var state = 0;
     var length = line.length;
     for (var i = start; i < length; i++) {
-      var cp = line.charCodeAt(i);
-      if (cp >= 0xd800 && cp < 0xdc00 && i + 1 < length) {
-        var low = line.charCodeAt(i + 1);
-        if (low >= 0xdc00 && low < 0xe000) {
-          cp = (cp - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000;
-          i++;
-        }
-      }
+      // A whole code point, as Python sees one; a lone surrogate stays itself.
+      var cp = line.codePointAt(i);
+      if (cp > 0xffff) i++;
       var b = cp < 128 ? this.asciiMasks[cp] : undefined;
       if (b === undefined) b = this.mask(cp);
       state = (((state << 1) | 1) & b) | (state & repeat & b) | (state & sticky);
@@ -295,14 +290,9 @@
     state.fill(0);
     var length = line.length;
     for (var i = start; i < length; i++) {
-      var cp = line.charCodeAt(i);
-      if (cp >= 0xd800 && cp < 0xdc00 && i + 1 < length) {
-        var low = line.charCodeAt(i + 1);
-        if (low >= 0xdc00 && low < 0xe000) {
-          cp = (cp - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000;
-          i++;
-        }
-      }
+      // A whole code point, as Python sees one; a lone surrogate stays itself.
+      var cp = line.codePointAt(i);
+      if (cp > 0xffff) i++;
       var b = this.mask(cp);
       var carry = 1;
       for (var w = 0; w < words; w++) {
