@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from generator.model.categories import CATEGORIES, CategoryInfo
 from generator.model.entry import Entry, Severity
@@ -53,8 +54,14 @@ class Catalog:
 
     def referenced_by(self, entry_id: str) -> list[Entry]:
         """Entries that name this one as related or collateral, for the back-links."""
-        return [
-            e
-            for e in self.entries
-            if e.id != entry_id and (entry_id in e.related or entry_id in e.collateral)
-        ]
+        return self._referrers.get(entry_id, [])
+
+    @cached_property
+    def _referrers(self) -> dict[str, list[Entry]]:
+        # Built once per catalog: asking each entry's page in turn would be quadratic.
+        found: dict[str, list[Entry]] = defaultdict(list)
+        for entry in self.entries:
+            for target in dict.fromkeys((*entry.related, *entry.collateral)):
+                if target != entry.id:
+                    found[target].append(entry)
+        return dict(found)
