@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 from generator.loading.yaml_source import LoadedYaml, Path
-from generator.model.entry import Entry
+from generator.model.entry import Entry, markdown_fields
 from generator.problems import Level, Problem
 
 
@@ -24,6 +25,12 @@ class EntryDoc:
     path: str
     source: LoadedYaml
     entry: Entry
+
+    @cached_property
+    def markdown(self) -> tuple[tuple[Path, str], ...]:
+        """The entry's Markdown fields as (path, text). Kept with the doc, which the loader's
+        cache hands back unchanged while its file is, so the preview walks only edited ones."""
+        return tuple(markdown_fields(self.entry))
 
     def problem(
         self,

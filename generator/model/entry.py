@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from enum import StrEnum
+from functools import cache
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
@@ -270,13 +271,18 @@ def markdown_fields(
         elif isinstance(value, BaseModel):
             found.extend(markdown_fields(value, here))
         elif isinstance(value, tuple):
-            item_is_markdown = _tuple_item_is_markdown(info.annotation)
+            item_is_markdown = _tuple_field_is_markdown(type(model), name)
             for i, item in enumerate(value):
                 if isinstance(item, BaseModel):
                     found.extend(markdown_fields(item, (*here, i)))
                 elif item_is_markdown and isinstance(item, str):
                     found.append(((*here, i), item))
     return found
+
+
+@cache  # one answer per field of the models: markdown_fields asks for each value it walks
+def _tuple_field_is_markdown(model: type[BaseModel], name: str) -> bool:
+    return _tuple_item_is_markdown(model.model_fields[name].annotation)
 
 
 def _tuple_item_is_markdown(annotation: Any) -> bool:

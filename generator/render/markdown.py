@@ -8,6 +8,7 @@ another entry, which is rewritten to that entry's page.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from markdown_it import MarkdownIt
 from markupsafe import Markup
@@ -51,6 +52,9 @@ def render_markdown(text: str, root: str, *, inline: bool = False) -> Markup:
     return Markup(html.replace("`", "&#96;"))
 
 
+# Memoised: listing pages, the feed and the JSON-LD reduce the same summaries again on every
+# preview save. Bounded to a few texts per entry of a large catalog.
+@lru_cache(maxsize=1 << 14)
 def plain_text(text: str) -> str:
     """Markdown reduced to its text, for meta descriptions and the signature index."""
     env: dict[str, object] = {}
