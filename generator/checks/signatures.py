@@ -10,8 +10,7 @@ successful jobs.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
 
 from generator.checks.base import Check, EntryDoc, register
 from generator.diagnose.engine import LogBytes, diagnose_logs, scan_log
@@ -40,10 +39,68 @@ class _Compiled:
     scanner: Scanner
     # owner entry id and position of every signature, by signature number
     owners: tuple[tuple[str, int], ...]
+    # Each example's matched lines, by (entry id, example logs): the preview asks again after
+    # every save, and with the signatures unchanged only an edited example needs a new scan.
+    _matches: dict[tuple[str, tuple[str, ...]], tuple[tuple[int, LineMatch], ...]] = field(
+        default_factory=dict, compare=False
+    )
+    _verdicts: dict[tuple[str, tuple[str, ...]], tuple[tuple[int, str], ...]] = field(
+        default_factory=dict, compare=False
+    )
+
+    def example_matches(self, entry: Entry) -> tuple[tuple[int, LineMatch], ...]:
+        """Every matched line of the entry's examples, with the example's number."""
+        key = (entry.id, tuple(example.log for example in entry.examples))
+        found = self._matches.get(key)
+        if found is None:
+            found = tuple(
+                (number, match)
+                for number, example in enumerate(entry.examples)
+                for match in scan_log(
+                    self.scanner, LogBytes(_example_name(entry, number), example.log.encode())
+                )
+            )
+            self._matches[key] = found
+        return found
+
+    def example_verdicts(self, entry: Entry) -> tuple[tuple[int, str], ...]:
+        """Why each of the entry's examples that does not diagnose to it fails, by number."""
+        key = (entry.id, tuple(example.log for example in entry.examples))
+        found = self._verdicts.get(key)
+        if found is None:
+            found = tuple(
+                (number, message)
+                for number, example in enumerate(entry.examples)
+                if (message := self._verdict(entry, number, example.log)) is not None
+            )
+            self._verdicts[key] = found
+        return found
+
+    def _verdict(self, entry: Entry, number: int, text: str) -> str | None:
+        log = LogBytes(_example_name(entry, number), text.encode())
+        diagnosis = diagnose_logs(self.index, [log], self.scanner).diagnosis
+        top = diagnosis.findings[0] if diagnosis.findings else None
+        if top is not None and top.id == entry.id and top.role == "root-cause":
+            return None
+        mine = next((f for f in diagnosis.findings if f.id == entry.id), None)
+        if mine is None:
+            return (
+                f"examples[{number}] does not diagnose to this entry: no line matches "
+                "one of its defining signatures"
+            )
+        if top is not None and mine.role == "collateral":
+            return (
+                f"examples[{number}] diagnoses to {top.id!r} as the top root cause; "
+                f"this entry comes out as collateral of {', '.join(mine.caused_by)}"
+            )
+        assert top is not None
+        return (
+            f"examples[{number}] diagnoses to {top.id!r} as the top root cause "
+            f"(line {top.first.line}), before this entry (line {mine.first.line})"
+        )
 
 
-@lru_cache(maxsize=4)
-def _compile(entries: tuple[Entry, ...]) -> _Compiled:
+def _compile(entries: Sequence[Entry]) -> _Compiled:
     index = SignatureIndex(build_index(entries))
     position: dict[str, int] = {}
     owners = []
@@ -53,25 +110,30 @@ def _compile(entries: tuple[Entry, ...]) -> _Compiled:
     return _Compiled(index, Scanner(index), tuple(owners))
 
 
+# What these checks' results depend on: ids, relations and signatures, not titles or prose.
+_MatchingKey = tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...]], ...]
+_COMPILED: dict[_MatchingKey, _Compiled] = {}
+_COMPILED_KEPT = 4
+
+
 def _compiled(docs: Sequence[EntryDoc]) -> _Compiled:
-    return _compile(tuple(doc.entry for doc in docs))
+    """The index of `docs`, compiled once for as long as their signatures and relations stay
+    the same. Its display fields (titles, quick fixes) may be from an earlier edit; nothing
+    here reads them."""
+    entries = [doc.entry for doc in docs]
+    key: _MatchingKey = tuple(
+        (e.id, e.related, e.collateral, tuple((s.pattern, s.role.value) for s in e.signatures))
+        for e in entries
+    )
+    compiled = _COMPILED.pop(key, None) or _compile(entries)
+    _COMPILED[key] = compiled  # most recently used last
+    while len(_COMPILED) > _COMPILED_KEPT:
+        del _COMPILED[next(iter(_COMPILED))]
+    return compiled
 
 
-def _example_name(doc: EntryDoc, number: int) -> str:
-    return f"{doc.entry.id} examples[{number}]"
-
-
-@lru_cache(maxsize=4)
-def _example_matches(entries: tuple[Entry, ...]) -> tuple[tuple[str, int, LineMatch], ...]:
-    """Every matched line of every example: (entry id, example number, match)."""
-    compiled = _compile(entries)
-    found = []
-    for entry in entries:
-        for number, example in enumerate(entry.examples):
-            log = LogBytes(f"{entry.id} examples[{number}]", example.log.encode())
-            for match in scan_log(compiled.scanner, log):
-                found.append((entry.id, number, match))
-    return tuple(found)
+def _example_name(entry: Entry, number: int) -> str:
+    return f"{entry.id} examples[{number}]"
 
 
 def _quote(text: str) -> str:
@@ -95,29 +157,7 @@ class ExampleDiagnosis(IndexCheck):
     ) -> Iterable[Problem]:
         compiled = _compiled(docs)
         for doc in docs:
-            for number, example in enumerate(doc.entry.examples):
-                log = LogBytes(_example_name(doc, number), example.log.encode())
-                diagnosis = diagnose_logs(compiled.index, [log], compiled.scanner).diagnosis
-                top = diagnosis.findings[0] if diagnosis.findings else None
-                if top is not None and top.id == doc.entry.id and top.role == "root-cause":
-                    continue
-                mine = next((f for f in diagnosis.findings if f.id == doc.entry.id), None)
-                if mine is None:
-                    message = (
-                        f"examples[{number}] does not diagnose to this entry: no line matches "
-                        "one of its defining signatures"
-                    )
-                elif top is not None and mine.role == "collateral":
-                    message = (
-                        f"examples[{number}] diagnoses to {top.id!r} as the top root cause; "
-                        f"this entry comes out as collateral of {', '.join(mine.caused_by)}"
-                    )
-                else:
-                    assert top is not None
-                    message = (
-                        f"examples[{number}] diagnoses to {top.id!r} as the top root cause "
-                        f"(line {top.first.line}), before this entry (line {mine.first.line})"
-                    )
+            for number, message in compiled.example_verdicts(doc.entry):
                 yield doc.problem(self.id, message, ("examples", number, "log"))
 
 
@@ -176,7 +216,12 @@ class SignatureAmbiguity(IndexCheck):
             return b.id in (*a.related, *a.collateral) or a.id in (*b.related, *b.collateral)
 
         reported: set[tuple[int, str]] = set()
-        for example_owner, number, match in _example_matches(tuple(d.entry for d in docs)):
+        matches = (
+            (doc.entry.id, number, match)
+            for doc in docs
+            for number, match in compiled.example_matches(doc.entry)
+        )
+        for example_owner, number, match in matches:
             for sig in match.signatures:
                 owner, position = compiled.owners[sig]
                 if owner == example_owner or (sig, example_owner) in reported:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.checks import signatures
 from generator.cli import main
 from generator.diagnose.engine import LogBytes
 from generator.validation import validate_sources
@@ -131,3 +132,26 @@ def test_validate_reads_the_benign_corpus_it_is_given(
         "1 problem(s) in 6 file(s)",
         "trainwreck: nowhere: no such directory",
     ]
+
+
+def test_results_do_not_depend_on_what_was_checked_before() -> None:
+    """The compiled index and each example's verdict are kept between runs while the
+    signatures and relations stay the same (the preview validates after every save); a run
+    must still say exactly what a first run would."""
+    broken_example = (("https://github.com/pytorch/pytorch/issues/1", ASYNC),)
+    overlapping = (*OOM.signatures, ("CUDA error: uncorrectable ECC error encountered", "context"))
+    steps = [
+        SPECS,
+        swap(ECC, title="Another title", quick_fix="Another fix."),  # prose only: reused
+        swap(ECC, title="Another title", examples=broken_example),  # one example re-checked
+        SPECS,
+        swap(OOM, signatures=overlapping),  # signatures changed: compiled again
+        SPECS,
+    ]
+    warm = [problems(specs) for specs in steps]
+    cold = []
+    for specs in steps:
+        signatures._COMPILED.clear()
+        cold.append(problems(specs))
+    assert warm == cold
+    assert [bool(found) for found in warm] == [False, False, True, False, True, False]
