@@ -23,7 +23,7 @@ from generator.catalog import Catalog
 from generator.checks import EntryDoc
 from generator.model.entry import Entry
 from generator.problems import Problem
-from generator.render.pages import RenderedPage, Renderer
+from generator.render.pages import RenderedPage, Renderer, category_uri, entry_uri, tag_uri
 from generator.validation import (
     SourceFile,
     ValidationResult,
@@ -37,18 +37,6 @@ from generator.validation import (
 SUMMARY_PAGES = frozenset(
     {"index.md", "categories/index.md", "tags/index.md", "xid/index.md", "api/index.md"}
 )
-
-
-def entry_uri(entry_id: str) -> str:
-    return f"failures/{entry_id}/index.md"
-
-
-def category_uri(category: str) -> str:
-    return f"categories/{category}/index.md"
-
-
-def tag_uri(tag: str) -> str:
-    return f"tags/{tag}/index.md"
 
 
 def _links(entry: Entry) -> set[str]:
@@ -92,46 +80,36 @@ def _page_uris(catalog: Catalog) -> set[str]:
     return uris
 
 
-class _ReusingRenderer(Renderer):
-    """A renderer that hands back the cached page for every src_uri outside `fresh`."""
-
-    def __init__(self, base: Renderer, cached: dict[str, RenderedPage], fresh: frozenset[str]):
-        self.__dict__.update(base.__dict__)
-        self.cached = cached
-        self.fresh = fresh
-        self.rendered: set[str] = set()
-
-    def _page(
-        self, template: str, src_uri: str, title: str, description: str, **context: object
-    ) -> RenderedPage:
-        page = self.cached.get(src_uri)
-        if page is not None and src_uri not in self.fresh:
-            return page
-        self.rendered.add(src_uri)
-        return super()._page(template, src_uri, title, description, **context)
-
-
 class PageCache:
     """The last catalog and its rendered pages; `update` re-renders only what changed."""
 
     def __init__(self) -> None:
         self.catalog: Catalog | None = None
+        self.renderer: Renderer | None = None
         self.pages: dict[str, RenderedPage] = {}
 
     def update(
         self, renderer: Renderer, catalog: Catalog
     ) -> tuple[dict[str, RenderedPage], set[str]]:
-        """Every page of `catalog`, and the src_uris that were rendered for it."""
-        if self.catalog is None:
-            pages = renderer.all_pages(catalog)
-            rendered = {p.src_uri for p in pages}
-        else:
-            reusing = _ReusingRenderer(renderer, self.pages, affected_pages(self.catalog, catalog))
-            pages = reusing.all_pages(catalog)
-            rendered = reusing.rendered
+        """Every page of `catalog`, and the src_uris that were rendered for it.
+
+        Pages are reused only from the same `renderer`: a new one (new templates) renders all.
+        """
+        fresh = None
+        if self.catalog is not None and renderer is self.renderer:
+            fresh = affected_pages(self.catalog, catalog)
+        pages: dict[str, RenderedPage] = {}
+        rendered: set[str] = set()
+        for planned in renderer.plan(catalog):
+            cached = self.pages.get(planned.src_uri)
+            if cached is None or fresh is None or planned.src_uri in fresh:
+                cached = planned.render()
+                rendered.add(planned.src_uri)
+            pages[planned.src_uri] = cached
         self.catalog = catalog
-        self.pages = {p.src_uri: p for p in pages}
-        return self.pages, rendered
+        self.renderer = renderer
+        self.pages = pages
+        return pages, rendered
 
 
 class PreviewValidator:

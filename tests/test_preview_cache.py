@@ -79,3 +79,18 @@ def test_the_preview_validator_matches_validate_sources() -> None:
     broken = [*_sources()[:2], _source("gpu-c", **{"severity: critical": "severity: dire"})]
     for sources in (_sources(), broken, _sources(edited="Edited"), broken):
         assert validator.validate(sources) == validate_sources(sources)
+
+
+def test_pages_are_reused_only_from_the_same_renderer() -> None:
+    """The preview makes a new renderer when a page template changes; then every page of the
+    unchanged catalog must be rendered again, not taken from the cache."""
+    catalog = _catalog(_sources())
+    cache = PageCache()
+    first, _ = cache.update(
+        Renderer(REPO / "templates", site_url="http://127.0.0.1:8000/"), catalog
+    )
+    renderer = Renderer(REPO / "templates", site_url="http://127.0.0.1:8000/")
+    _, rendered = cache.update(renderer, catalog)
+    assert rendered == set(first)
+    _, rendered = cache.update(renderer, catalog)
+    assert rendered == set()

@@ -8,7 +8,9 @@ escaped unless it went through `render_markdown`, which escapes on its own terms
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
@@ -29,6 +31,18 @@ class Heading:
     title: str
 
 
+def entry_uri(entry_id: str) -> str:
+    return f"failures/{entry_id}/index.md"
+
+
+def category_uri(category: str) -> str:
+    return f"categories/{category}/index.md"
+
+
+def tag_uri(tag: str) -> str:
+    return f"tags/{tag}/index.md"
+
+
 @dataclass(frozen=True)
 class RenderedPage:
     src_uri: str  # e.g. "failures/nan-loss/index.md"; served at /failures/nan-loss/
@@ -36,6 +50,12 @@ class RenderedPage:
     description: str
     html: str
     toc: tuple[Heading, ...]
+
+
+@dataclass(frozen=True)
+class PlannedPage:
+    src_uri: str
+    render: Callable[[], RenderedPage]
 
 
 def slug(text: str, limit: int = 60) -> str:
@@ -97,7 +117,12 @@ class Renderer:
         self.env.filters["plain"] = plain_text
 
     def _page(
-        self, template: str, src_uri: str, title: str, description: str, **context: object
+        self,
+        template: str,
+        src_uri: str,
+        title: str,
+        description: str,
+        **context: object,
     ) -> RenderedPage:
         root = _root(src_uri)
 
@@ -127,7 +152,7 @@ class Renderer:
         )
         return self._page(
             "entry.html.j2",
-            f"failures/{entry.id}/index.md",
+            entry_uri(entry.id),
             entry.title,
             plain_text(entry.summary),
             entry=entry,
@@ -138,68 +163,74 @@ class Renderer:
         )
 
     def all_pages(self, catalog: Catalog) -> list[RenderedPage]:
-        pages = [self.entry(e, catalog) for e in catalog.entries]
-        pages.append(
-            self._page(
-                "home.html.j2",
-                "index.md",
-                "Trainwreck",
-                "An open encyclopedia of ML training failures, with a log diagnoser.",
-                catalog=catalog,
-                tags=catalog.tags(),
-            )
+        return [page.render() for page in self.plan(catalog)]
+
+    def plan(self, catalog: Catalog) -> list[PlannedPage]:
+        """Every page of the site, each rendered only when asked: the preview renders just
+        the pages an edit can change and reuses the others."""
+        pages = [
+            PlannedPage(entry_uri(e.id), partial(self.entry, e, catalog)) for e in catalog.entries
+        ]
+
+        def add(
+            template: str,
+            src_uri: str,
+            title: str,
+            description: str,
+            **context: object,
+        ) -> None:
+            page = partial(self._page, template, src_uri, title, description, **context)
+            pages.append(PlannedPage(src_uri, page))
+
+        tags = catalog.tags()
+        add(
+            "home.html.j2",
+            "index.md",
+            "Trainwreck",
+            "An open encyclopedia of ML training failures, with a log diagnoser.",
+            catalog=catalog,
+            tags=tags,
         )
-        pages.append(
-            self._page(
-                "categories.html.j2",
-                "categories/index.md",
-                "Categories",
-                "Every category of training failure.",
-                catalog=catalog,
-            )
+        add(
+            "categories.html.j2",
+            "categories/index.md",
+            "Categories",
+            "Every category of training failure.",
+            catalog=catalog,
         )
         for category, _count in catalog.categories():
-            pages.append(
-                self._page(
-                    "category.html.j2",
-                    f"categories/{category.id.value}/index.md",
-                    category.title,
-                    category.blurb,
-                    category=category,
-                    entries=catalog.in_category(category),
-                )
+            add(
+                "category.html.j2",
+                category_uri(category.id.value),
+                category.title,
+                category.blurb,
+                category=category,
+                entries=catalog.in_category(category),
             )
-        tags = catalog.tags()
-        pages.append(self._page("tags.html.j2", "tags/index.md", "Tags", "Every tag.", tags=tags))
+        add("tags.html.j2", "tags/index.md", "Tags", "Every tag.", tags=tags)
         for tag, entries in tags.items():
-            pages.append(
-                self._page(
-                    "tag.html.j2",
-                    f"tags/{tag}/index.md",
-                    f"Tag: {tag}",
-                    f"Training failures tagged {tag}.",
-                    tag=tag,
-                    entries=entries,
-                )
+            add(
+                "tag.html.j2",
+                tag_uri(tag),
+                f"Tag: {tag}",
+                f"Training failures tagged {tag}.",
+                tag=tag,
+                entries=entries,
             )
-        pages.append(
-            self._page(
-                "xid.html.j2",
-                "xid/index.md",
-                "Xid errors compared",
-                "Every NVIDIA Xid error in the encyclopedia, side by side.",
-                rows=catalog.xid_rows(),
-            )
+        add(
+            "xid.html.j2",
+            "xid/index.md",
+            "Xid errors compared",
+            "Every NVIDIA Xid error in the encyclopedia, side by side.",
+            rows=catalog.xid_rows(),
         )
-        pages.append(self._api_page(catalog))
-        pages.append(
-            self._page(
-                "diagnose.html.j2",
-                "diagnose/index.md",
-                "Diagnose a log",
-                "Paste a training log and get the failure, the first failed rank and the fix; "
-                "the log never leaves your browser.",
-            )
+        pages.append(PlannedPage("api/index.md", partial(self._api_page, catalog)))
+        add(
+            "diagnose.html.j2",
+            "diagnose/index.md",
+            "Diagnose a log",
+            "Paste a training log and get the failure, the first failed rank and the fix; "
+            "the log never leaves your browser.",
         )
         return pages
 
