@@ -149,6 +149,8 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
             # The theme writes these into the page without escaping them.
             page.meta["title"] = html.escape(rendered.title)
             page.meta["description"] = html.escape(rendered.description)
+            if not rendered.searchable:
+                page.meta["search"] = {"exclude": True}  # Material's search skips the page
         return markdown
 
     @event_priority(-100)  # after the search plugin has indexed the page

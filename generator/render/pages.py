@@ -50,6 +50,9 @@ class RenderedPage:
     description: str
     html: str
     toc: tuple[Heading, ...]
+    # False for pages that only list entries: in the full-text search they would repeat every
+    # entry's title and summary as extra results.
+    searchable: bool = True
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,8 @@ class Renderer:
         src_uri: str,
         title: str,
         description: str,
+        *,
+        searchable: bool = True,
         **context: object,
     ) -> RenderedPage:
         root = _root(src_uri)
@@ -141,7 +146,7 @@ class Renderer:
             page_url=self.site_url + page_path if self.site_url else "",
             **context,
         )
-        return RenderedPage(src_uri, title, description, html, _toc(html))
+        return RenderedPage(src_uri, title, description, html, _toc(html), searchable)
 
     def entry(self, entry: Entry, catalog: Catalog) -> RenderedPage:
         faq_ids = unique_slugs([item.q for item in entry.faq], "faq-")
@@ -177,9 +182,19 @@ class Renderer:
             src_uri: str,
             title: str,
             description: str,
+            *,
+            searchable: bool = True,
             **context: object,
         ) -> None:
-            page = partial(self._page, template, src_uri, title, description, **context)
+            page = partial(
+                self._page,
+                template,
+                src_uri,
+                title,
+                description,
+                searchable=searchable,
+                **context,
+            )
             pages.append(PlannedPage(src_uri, page))
 
         tags = catalog.tags()
@@ -206,6 +221,7 @@ class Renderer:
                 category.blurb,
                 category=category,
                 entries=catalog.in_category(category),
+                searchable=False,
             )
         add("tags.html.j2", "tags/index.md", "Tags", "Every tag.", tags=tags)
         for tag, entries in tags.items():
@@ -216,6 +232,7 @@ class Renderer:
                 f"Training failures tagged {tag}.",
                 tag=tag,
                 entries=entries,
+                searchable=False,
             )
         add(
             "xid.html.j2",

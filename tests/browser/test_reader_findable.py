@@ -6,12 +6,17 @@ pages (their head, JSON-LD and the rest) are checked one by one in test_reader_e
 
 from __future__ import annotations
 
+import html
+import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
 from generator.catalog import Catalog
+
+from .searching import search
 
 pytestmark = pytest.mark.browser
 
@@ -113,3 +118,31 @@ def test_the_404_page_is_kept_out_of_search_engines(site_url: str, page) -> None
     page.goto(f"{site_url}/404.html")
     assert page.locator('meta[name="robots"]').get_attribute("content") == "noindex"
     assert page.locator("h1").inner_text() == "404 - Not found"
+
+
+def test_the_search_index_holds_entries_and_articles_not_listings(
+    site_dir: tuple[Path, str], catalog: Catalog
+) -> None:
+    """Category and tag pages, the home page's recent list and each entry's related lists only
+    repeat other entries' titles; indexed, they came back as extra results for every title."""
+    index = json.loads((site_dir[0] / "search" / "search_index.json").read_text())
+    pages = {doc["location"].split("#")[0] for doc in index["docs"]}
+    articles = {"", "diagnose/", "categories/", "tags/", "xid/", "api/"}
+    assert pages == articles | {f"failures/{e.id}/" for e in catalog.entries}
+    for doc in index["docs"]:
+        if doc["location"].endswith(("#related", "#recent")):
+            text = html.unescape(doc["text"])
+            assert not [e.id for e in catalog.entries if e.title in text], doc["location"]
+
+
+def test_searching_a_title_lists_no_listing_pages(page, site_url: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{site_url}/")
+    search(page, "fallen off the bus")
+    page.wait_for_timeout(500)  # let the full-text results settle after the first one
+    hrefs = page.eval_on_selector_all(".md-search-result__item > a", "as => as.map(a => a.href)")
+    # Without the theme's ?h= highlight parameter, keeping the #section.
+    paths = [re.sub(r"\?[^#]*", "", href.removeprefix(site_url)) for href in hrefs]
+    assert paths and paths[0] == "/failures/xid-79-gpu-fallen-off-bus/"
+    # A category's or tag's own page, or a list of links on another page.
+    listing = re.compile(r"^/(categories|tags)/[^/]+/|#(related|recent)$")
+    assert [p for p in paths if listing.search(p)] == []
