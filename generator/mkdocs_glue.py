@@ -9,6 +9,7 @@ new version of this module.
 from __future__ import annotations
 
 import html
+import json
 import logging
 import shutil
 import tempfile
@@ -18,6 +19,7 @@ from typing import Any
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
+from mkdocs.config.config_options import ExtraScriptValue
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
@@ -36,6 +38,9 @@ from generator.validation import validate_sources
 
 log = logging.getLogger("mkdocs.plugins.trainwreck")
 SIGNATURES_URI = "signatures.json"
+# Served only by the preview: the error banner's script and the problems it shows.
+PREVIEW_SCRIPT_URI = "_trainwreck/preview.js"
+PREVIEW_PROBLEMS_URI = "_trainwreck/problems.json"
 
 
 class TrainwreckConfig(base.Config):
@@ -77,6 +82,11 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
     def _base(self, config: Any) -> Path:
         return Path(config.config_file_path or ".").resolve().parent
 
+    def on_config(self, config: Any) -> Any:
+        if self.serving and PREVIEW_SCRIPT_URI not in map(str, config.extra_javascript):
+            config.extra_javascript.append(ExtraScriptValue(PREVIEW_SCRIPT_URI))
+        return config
+
     def on_files(self, files: Files, /, *, config: Any) -> Files:
         base_dir = self._base(config)
         entries_dir = base_dir / self.config.entries_dir
@@ -97,18 +107,21 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
         else:
             self.problems = []
             self._render(result.entries, base_dir, config)
-        banner = _banner(self.problems)
+        extra_files = dict(self.extra_files)
+        if self.serving:
+            script = base_dir / self.config.templates_dir / "preview" / "banner.js"
+            extra_files[PREVIEW_SCRIPT_URI] = script.read_text()
+            texts = [p.text() for p in self.problems]
+            extra_files[PREVIEW_PROBLEMS_URI] = json.dumps({"problems": texts}, indent=2) + "\n"
         for src_uri, page in self.pages.items():
             _remove(files, src_uri)
             if self.skeletons is None:
                 files.append(File.generated(config, src_uri, content="<!-- trainwreck -->\n"))
             else:
                 file = File(src_uri, None, config.site_dir, config.use_directory_urls)
-                skeleton = self.skeletons.path(
-                    src_uri, page_fingerprint(page, banner), file.abs_dest_path
-                )
+                skeleton = self.skeletons.path(src_uri, page_fingerprint(page), file.abs_dest_path)
                 files.append(File.generated(config, src_uri, abs_src_path=skeleton))
-        for path, content in self.extra_files.items():
+        for path, content in extra_files.items():
             _remove(files, path)
             if self.skeletons is None:
                 files.append(File.generated(config, path, content=content))
@@ -191,27 +204,13 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
                 if h.level == 2
             ]
         )
-        return _banner(self.problems) + rendered.html
+        return rendered.html
 
 
 def _remove(files: Files, src_uri: str) -> None:
     existing = files.get_file_from_path(src_uri)
     if existing is not None:
         files.remove(existing)
-
-
-def _banner(problems: list[Problem]) -> str:
-    if not problems:
-        return ""
-    items = "\n".join(f"<li><code>{html.escape(p.text())}</code></li>" for p in problems)
-    return (
-        # Inline style: the banner must show even when the broken save is a stylesheet.
-        '<div class="tw-build-error" role="alert" style="border: 2px solid #b71c1c; '
-        'padding: 0.4em 1em; margin-bottom: 1em">'
-        "<p><strong>This preview is the last good build.</strong> "
-        "Fix these problems and save again:</p>"
-        f"<ul>{items}</ul></div>\n"
-    )
 
 
 def build_site(config_file: Path, site_dir: Path) -> None:

@@ -165,7 +165,7 @@ class Skeletons:
         return str(target)
 
 
-def page_fingerprint(page: RenderedPage, banner: str) -> bytes:
+def page_fingerprint(page: RenderedPage) -> bytes:
     """What a skeleton page holds: enough to change whenever the served page would."""
-    text = "\0".join((page.title, page.description, banner, page.html))
+    text = "\0".join((page.title, page.description, page.html))
     return b"<!-- trainwreck " + hashlib.blake2b(text.encode()).hexdigest().encode() + b" -->\n"

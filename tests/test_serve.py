@@ -1,7 +1,12 @@
-"""`trainwreck serve` as an editor uses it: a broken save shows as a banner, never a dead server."""
+"""`trainwreck serve` as an editor uses it: a broken save shows as a banner, never a dead server.
+
+The banner is drawn in the page by the preview's script from /_trainwreck/problems.json, so the
+tests that look at it do so in Chromium, on the page livereload reloads by itself.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -17,6 +22,10 @@ from entry_factory import entry_yaml
 
 REPO = Path(__file__).resolve().parents[1]
 ENTRY = "entries/gpu-hardware/xid-79-gpu-fallen-off-bus.yaml"
+BROKEN = entry_yaml().replace("severity: critical", "severity: dire")
+SEVERITY_PROBLEM = (
+    f"{ENTRY}:6:11: error [schema] severity: Input should be 'critical', 'high', 'medium' or 'low'"
+)
 
 
 def free_port() -> int:
@@ -28,6 +37,11 @@ def free_port() -> int:
 def fetch(url: str) -> str:
     with urllib.request.urlopen(url, timeout=10) as response:
         return str(response.read().decode())
+
+
+def preview_problems(url: str) -> list[str]:
+    problems: list[str] = json.loads(fetch(f"{url}/_trainwreck/problems.json"))["problems"]
+    return problems
 
 
 def wait_for(check: Callable[[], bool], what: str, seconds: float = 60) -> None:
@@ -65,27 +79,33 @@ def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
         proc.wait(timeout=30)
 
 
-def test_broken_save_shows_a_banner_and_the_fix_removes_it(
+@pytest.mark.browser
+def test_a_broken_save_reloads_the_open_page_with_a_banner_and_the_fix_clears_it(
     served: tuple[Path, str],
+    page,  # type: ignore[no-untyped-def]
 ) -> None:
     repo, url = served
-    page = f"{url}/failures/xid-79-gpu-fallen-off-bus/"
-    wait_for(lambda: "Xid 79" in fetch(page), "the first build")
-    assert "tw-build-error" not in fetch(page)
+    entry_url = f"{url}/failures/xid-79-gpu-fallen-off-bus/"
+    wait_for(lambda: "Xid 79" in fetch(entry_url), "the first build")
+    page.goto(entry_url)
+    page.locator("html[data-tw-preview=checked]").wait_for(state="attached")
+    assert page.locator(".tw-build-error").count() == 0
 
-    (repo / ENTRY).write_text(entry_yaml().replace("severity: critical", "severity: dire"))
-    wait_for(lambda: "tw-build-error" in fetch(page), "the error banner")
-    body = fetch(page)
-    assert (
-        f"{ENTRY}:6:11: error [schema] severity: Input should be &#x27;critical&#x27;, "
-        "&#x27;high&#x27;, &#x27;medium&#x27; or &#x27;low&#x27;" in body
-    )
-    assert "Xid 79: GPU has fallen off the bus" in body  # the last good page is still served
+    # From here the test never navigates: livereload reloads the open page after each build.
+    (repo / ENTRY).write_text(BROKEN)
+    banner = page.locator(".tw-build-error")
+    banner.wait_for(timeout=60_000)
+    assert banner.get_attribute("role") == "alert"
+    assert banner.locator("li").all_inner_texts() == [SEVERITY_PROBLEM]
+    # The page under the banner is still the last good build.
+    assert page.locator("article h1").inner_text() == "Xid 79: GPU has fallen off the bus"
 
     fixed = entry_yaml().replace('title: "Xid 79:', 'title: "Xid 79 (edited):')
     (repo / ENTRY).write_text(fixed)
-    wait_for(lambda: "Xid 79 (edited)" in fetch(page), "the rebuilt page")
-    assert "tw-build-error" not in fetch(page)
+    page.locator("article h1", has_text="Xid 79 (edited)").wait_for(timeout=60_000)
+    page.locator("html[data-tw-preview=checked]").wait_for(state="attached")
+    assert page.locator(".tw-build-error").count() == 0
+    assert page.errors == []
 
 
 def test_the_terminal_shows_the_problem_with_its_place(
@@ -94,20 +114,18 @@ def test_the_terminal_shows_the_problem_with_its_place(
     repo, url = served
     page = f"{url}/failures/xid-79-gpu-fallen-off-bus/"
     wait_for(lambda: "Xid 79" in fetch(page), "the first build")
-    (repo / ENTRY).write_text(entry_yaml().replace("severity: critical", "severity: dire"))
-    wait_for(lambda: "tw-build-error" in fetch(page), "the error banner")
+    assert preview_problems(url) == []
+    (repo / ENTRY).write_text(BROKEN)
+    wait_for(lambda: preview_problems(url) == [SEVERITY_PROBLEM], "the problem list")
     (repo / ENTRY).write_text(entry_yaml())
-    wait_for(lambda: "tw-build-error" not in fetch(page), "the recovery")
-    served_log = (repo / "serve.log").read_text()
-    assert (
-        f"{ENTRY}:6:11: error [schema] severity: Input should be 'critical', 'high', "
-        "'medium' or 'low'" in served_log
-    )
+    wait_for(lambda: preview_problems(url) == [], "the recovery")
+    assert SEVERITY_PROBLEM in (repo / "serve.log").read_text()
 
 
 def test_the_preview_starts_while_a_new_entry_is_still_a_skeleton(tmp_path: Path) -> None:
     """CONTRIBUTING.md's order: new, write, preview. The preview must start before the entry
-    is finished, show the other entries, and list what the new one still needs."""
+    is finished, show the other entries, and list what the new one still needs: every error
+    that `validate` reports."""
     shutil.copy(REPO / "mkdocs.yml", tmp_path / "mkdocs.yml")
     shutil.copytree(REPO / "templates", tmp_path / "templates")
     (tmp_path / ENTRY).parent.mkdir(parents=True)
@@ -121,6 +139,15 @@ def test_the_preview_starts_while_a_new_entry_is_still_a_skeleton(tmp_path: Path
         check=True,
         capture_output=True,
     )
+    validated = subprocess.run(
+        [*cli, "validate"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    errors = [line for line in validated.stdout.splitlines() if ": error [" in line]
+    assert validated.returncode == 1
+    # The skeleton's problems themselves are asserted in tests/test_cli_editor.py.
+    assert errors[0].startswith(
+        "entries/memory/host-oom-killer.yaml:7:8: error [schema] title: must not be empty"
+    )
     port = free_port()
     proc = subprocess.Popen(
         [*cli, "serve", "--dev-addr", f"127.0.0.1:{port}"],
@@ -130,14 +157,13 @@ def test_the_preview_starts_while_a_new_entry_is_still_a_skeleton(tmp_path: Path
         stderr=subprocess.DEVNULL,
     )
     try:
-        page = f"http://127.0.0.1:{port}/failures/xid-79-gpu-fallen-off-bus/"
-        wait_for(lambda: "Xid 79" in fetch(page), "the first build")
-        body = fetch(page)
-        assert "tw-build-error" in body
-        assert (
-            "entries/memory/host-oom-killer.yaml:7:8: error [schema] title: must not be empty"
-            in body
+        url = f"http://127.0.0.1:{port}"
+        wait_for(
+            lambda: "Xid 79" in fetch(f"{url}/failures/xid-79-gpu-fallen-off-bus/"),
+            "the first build",
         )
+        assert preview_problems(url) == errors
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+

@@ -1,11 +1,10 @@
-"""A built site served on loopback, and Debian's Chromium driven by Playwright."""
+"""A built site served on loopback (the browser itself comes from tests/conftest.py)."""
 
 from __future__ import annotations
 
 import functools
 import http.server
 import os
-import shutil
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,14 +15,6 @@ from generator.catalog import Catalog
 from generator.mkdocs_glue import build_site
 
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -105,27 +96,3 @@ def fetch(page, site_url: str) -> Fetch:  # type: ignore[no-untyped-def]
         return result
 
     return run
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
-    if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
-        pytest.fail("Debian's chromium is not installed; `make test` installs it")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture()
-def page(browser):  # type: ignore[no-untyped-def]
-    context = browser.new_context()
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.errors = errors
-    yield page
-    context.close()
