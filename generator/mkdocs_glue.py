@@ -8,9 +8,11 @@ new version of this module.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import logging
+import os
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -29,7 +31,13 @@ from generator.catalog import Catalog
 from generator.diagnose.index import build_index, index_json
 from generator.loading.discovery import find_entry_files, read_sources
 from generator.model.entry import Entry
-from generator.preview_cache import PageCache, PreviewValidator, Skeletons, page_fingerprint
+from generator.preview_cache import (
+    PageCache,
+    PreviewValidator,
+    Skeletons,
+    ThemeBytecode,
+    page_fingerprint,
+)
 from generator.problems import Level, Problem, format_problems, has_errors
 from generator.render.data_files import data_files
 from generator.render.pages import RenderedPage, Renderer
@@ -59,6 +67,10 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
         self.incremental = False
         self.validator = PreviewValidator()
         self.page_cache = PageCache()
+        self.renderer: Renderer | None = None
+        self.templates_stamp = b""
+        self.theme_stamp = b""
+        self.theme_bytecode = ThemeBytecode()
         self.skeletons: Skeletons | None = None
         self.rendered: set[str] = set()  # src_uris re-rendered by the last build
         # Material's search index, kept per page: a dirty build indexes only the pages it
@@ -113,13 +125,20 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
             extra_files[PREVIEW_SCRIPT_URI] = script.read_text()
             texts = [p.text() for p in self.problems]
             extra_files[PREVIEW_PROBLEMS_URI] = json.dumps({"problems": texts}, indent=2) + "\n"
+        if self.skeletons is not None:
+            # The theme wraps every page, so an edit to it (or to mkdocs.yml) must rebuild them all.
+            custom = config.theme.custom_dir
+            theme_files = _files_under(Path(custom)) if custom else []
+            self.theme_stamp = _stamp([config.config_file_path or "", *theme_files])
         for src_uri, page in self.pages.items():
             _remove(files, src_uri)
             if self.skeletons is None:
                 files.append(File.generated(config, src_uri, content="<!-- trainwreck -->\n"))
             else:
                 file = File(src_uri, None, config.site_dir, config.use_directory_urls)
-                skeleton = self.skeletons.path(src_uri, page_fingerprint(page), file.abs_dest_path)
+                skeleton = self.skeletons.path(
+                    src_uri, page_fingerprint(page, self.theme_stamp), file.abs_dest_path
+                )
                 files.append(File.generated(config, src_uri, abs_src_path=skeleton))
         for path, content in extra_files.items():
             _remove(files, path)
@@ -136,10 +155,17 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
     def _render(self, entries: Sequence[Entry], base_dir: Path, config: Any) -> None:
         catalog = Catalog.of(entries)
         site_url = config.site_url or ""
-        renderer = Renderer(base_dir / self.config.templates_dir, site_url=site_url)
+        templates = base_dir / self.config.templates_dir
         if self.incremental:
-            self.pages, self.rendered = self.page_cache.update(renderer, catalog)
+            # One renderer while the page templates stay as they are: it keeps Jinja's
+            # compiled templates, and the page cache reuses only pages that it rendered.
+            stamp = _stamp(_files_under(templates / "pages"))
+            if self.renderer is None or stamp != self.templates_stamp:
+                self.renderer = Renderer(templates, site_url=site_url)
+                self.templates_stamp = stamp
+            self.pages, self.rendered = self.page_cache.update(self.renderer, catalog)
         else:
+            renderer = Renderer(templates, site_url=site_url)
             self.pages = {p.src_uri: p for p in renderer.all_pages(catalog)}
         # Files served as they are: the signature index for the browser diagnoser and
         # tools, redirects from renamed entries' old URLs, and the API, feed and robots.txt.
@@ -155,6 +181,11 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
             len(self.pages),
             len(self.rendered) if self.incremental else len(self.pages),
         )
+
+    def on_env(self, env: Any, /, *, config: Any, files: Files) -> Any:
+        if self.incremental:
+            env.bytecode_cache = self.theme_bytecode
+        return env
 
     def on_page_markdown(self, markdown: str, /, *, page: Any, config: Any, files: Files) -> str:
         rendered = self.pages.get(page.file.src_uri)
@@ -205,6 +236,22 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
             ]
         )
         return rendered.html
+
+
+def _files_under(folder: Path) -> list[str]:
+    return sorted(str(p) for p in folder.rglob("*") if p.is_file())
+
+
+def _stamp(paths: Sequence[str]) -> bytes:
+    """Changes whenever one of the files is edited, added or removed."""
+    seen = []
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        seen.append(f"{path}\0{info.st_mtime_ns}\0{info.st_size}")
+    return hashlib.blake2b("\n".join(seen).encode(), digest_size=16).digest()
 
 
 def _remove(files: Files, src_uri: str) -> None:

@@ -7,6 +7,8 @@
   `PageCache` re-renders those and reuses every other page's HTML.
 - `Skeletons` backs each generated file with a small file in a cache folder, rewritten (and its
   mtime bumped) only when that file's content changed, so a dirty MkDocs build skips the rest.
+- `ThemeBytecode` keeps the theme's compiled templates: MkDocs makes a new Jinja environment for
+  every build, which would otherwise compile them all again on each save.
 
 Pure apart from `Skeletons`, which writes only inside its own folder.
 """
@@ -18,6 +20,8 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
+
+from jinja2.bccache import Bucket, BytecodeCache
 
 from generator.catalog import Catalog
 from generator.checks import EntryDoc
@@ -140,6 +144,23 @@ class PreviewValidator:
         return ValidationResult(tuple(docs), tuple(sorted(set(problems))))
 
 
+class ThemeBytecode(BytecodeCache):
+    """Jinja's compiled code for each template, kept in memory. Jinja stores a checksum of the
+    template's source with it and compiles again when the source no longer matches, so an
+    edit to the theme still shows."""
+
+    def __init__(self) -> None:
+        self.codes: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        code = self.codes.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self.codes[bucket.key] = bucket.bytecode_to_string()
+
+
 class Skeletons:
     """Small files in `folder` that stand for generated files in a dirty MkDocs build.
 
@@ -165,7 +186,9 @@ class Skeletons:
         return str(target)
 
 
-def page_fingerprint(page: RenderedPage) -> bytes:
-    """What a skeleton page holds: enough to change whenever the served page would."""
+def page_fingerprint(page: RenderedPage, theme_stamp: bytes) -> bytes:
+    """What a skeleton page holds: enough to change whenever the served page would, which
+    is when the page's own content changes or the theme that wraps it (`theme_stamp`)."""
     text = "\0".join((page.title, page.description, page.html))
-    return b"<!-- trainwreck " + hashlib.blake2b(text.encode()).hexdigest().encode() + b" -->\n"
+    digest = hashlib.blake2b(text.encode() + b"\0" + theme_stamp).hexdigest()
+    return b"<!-- trainwreck " + digest.encode() + b" -->\n"

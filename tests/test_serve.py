@@ -167,3 +167,18 @@ def test_the_preview_starts_while_a_new_entry_is_still_a_skeleton(tmp_path: Path
         proc.terminate()
         proc.wait(timeout=30)
 
+
+def test_a_template_edit_shows_on_every_page(served: tuple[Path, str]) -> None:
+    """Page templates (rendered by the generator) and theme overrides (by MkDocs) are watched
+    too; an edit to either must reach pages whose entries did not change."""
+    repo, url = served
+    entry_url = f"{url}/failures/xid-79-gpu-fallen-off-bus/"
+    wait_for(lambda: "Xid 79" in fetch(entry_url), "the first build")
+    template = repo / "templates/pages/entry.html.j2"
+    template.write_text(template.read_text() + "<p>page-template-marker</p>\n")
+    wait_for(lambda: "page-template-marker" in fetch(entry_url), "the page template edit")
+    theme = repo / "templates/overrides/main.html"
+    theme.write_text(theme.read_text() + "{% block announce %}theme-marker{% endblock %}\n")
+    wait_for(lambda: "theme-marker" in fetch(entry_url), "the theme edit")
+    assert "theme-marker" in fetch(f"{url}/tags/xid/")
+    assert "page-template-marker" in fetch(entry_url)
