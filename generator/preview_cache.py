@@ -18,7 +18,8 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 from jinja2.bccache import Bucket, BytecodeCache
@@ -172,20 +173,25 @@ class Skeletons:
         self.folder = folder
         self._digests: dict[str, bytes] = {}
 
-    def path(self, src_uri: str, content: bytes, dest: str) -> str:
+    def path(self, src_uri: str, content: bytes, dest: Callable[[], str]) -> str:
+        """The skeleton for `src_uri`; `dest` gives its output path, needed only on a change."""
         digest = hashlib.blake2b(content, digest_size=16).digest()
-        target = self.folder / src_uri
-        if self._digests.get(src_uri) != digest or not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(content)
+        target = os.path.join(self.folder, src_uri)
+        if self._digests.get(src_uri) != digest or not os.path.exists(target):
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "wb") as out:
+                out.write(content)
             stamp = time.time_ns()
-            if os.path.exists(dest):
-                stamp = max(stamp, os.stat(dest).st_mtime_ns + 1_000_000)
+            output = dest()
+            if os.path.exists(output):
+                stamp = max(stamp, os.stat(output).st_mtime_ns + 1_000_000)
             os.utime(target, ns=(stamp, stamp))
             self._digests[src_uri] = digest
-        return str(target)
+        return target
 
 
+# Memoised: most pages are the very objects the page cache kept from the last save.
+@lru_cache(maxsize=1 << 14)
 def page_fingerprint(page: RenderedPage, theme_stamp: bytes) -> bytes:
     """What a skeleton page holds: enough to change whenever the served page would, which
     is when the page's own content changes or the theme that wraps it (`theme_stamp`)."""
