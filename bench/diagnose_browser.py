@@ -48,15 +48,8 @@ from generator.diagnose.index import SignatureIndex, load_index  # noqa: E402
 from generator.diagnose.pattern import Gap, Lit, Matcher, Run, to_regex  # noqa: E402
 from generator.diagnose.report import to_json  # noqa: E402
 from generator.diagnose.scan import Scanner  # noqa: E402
+from tests.chromium import CHROMIUM, launch  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 LINE_BYTES = 1 << 20
 
 
@@ -330,7 +323,7 @@ def main() -> int:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         url = f"http://127.0.0.1:{server.server_address[1]}"
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            browser = launch(p)
             page = browser.new_page()
             page.goto(f"{url}/diagnose/")
             page.wait_for_selector("[data-tw-diagnose][data-ready]", timeout=30_000)

@@ -9,17 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.chromium import CHROMIUM, launch
+
 # Tests import helpers (entry_factory) from this folder.
 sys.path.insert(0, str(Path(__file__).parent))
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 
 
 @pytest.fixture(scope="session")
@@ -29,7 +22,7 @@ def browser() -> Iterator[object]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch(p)
         yield browser
         browser.close()
 
