@@ -9,8 +9,9 @@ successful jobs.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from generator.checks.base import Check, EntryDoc, register
 from generator.diagnose.engine import LogBytes, diagnose_logs, scan_log
@@ -33,48 +34,59 @@ class IndexCheck(Check):
         return ()
 
 
+_ExamplesKey = tuple[str, tuple[str, ...]]
+_T = TypeVar("_T")
+
+
+def _kept(store: dict[_ExamplesKey, _T], entry: Entry, compute: Callable[[], _T]) -> _T:
+    """`compute()` for this entry's examples, from `store` when they were seen before."""
+    key = (entry.id, tuple(example.log for example in entry.examples))
+    if key not in store:
+        store[key] = compute()
+    return store[key]
+
+
 @dataclass(frozen=True)
 class _Compiled:
     index: SignatureIndex
     scanner: Scanner
     # owner entry id and position of every signature, by signature number
     owners: tuple[tuple[str, int], ...]
-    # Each example's matched lines, by (entry id, example logs): the preview asks again after
-    # every save, and with the signatures unchanged only an edited example needs a new scan.
-    _matches: dict[tuple[str, tuple[str, ...]], tuple[tuple[int, LineMatch], ...]] = field(
+    # Each entry's example matches and verdicts, by (entry id, example logs): the preview asks
+    # again after every save, and with the signatures unchanged only an edited example needs
+    # a new scan.
+    _matches: dict[_ExamplesKey, tuple[tuple[int, LineMatch], ...]] = field(
         default_factory=dict, compare=False
     )
-    _verdicts: dict[tuple[str, tuple[str, ...]], tuple[tuple[int, str], ...]] = field(
+    _verdicts: dict[_ExamplesKey, tuple[tuple[int, str], ...]] = field(
         default_factory=dict, compare=False
     )
 
     def example_matches(self, entry: Entry) -> tuple[tuple[int, LineMatch], ...]:
         """Every matched line of the entry's examples, with the example's number."""
-        key = (entry.id, tuple(example.log for example in entry.examples))
-        found = self._matches.get(key)
-        if found is None:
-            found = tuple(
+        return _kept(
+            self._matches,
+            entry,
+            lambda: tuple(
                 (number, match)
                 for number, example in enumerate(entry.examples)
                 for match in scan_log(
                     self.scanner, LogBytes(_example_name(entry, number), example.log.encode())
                 )
-            )
-            self._matches[key] = found
-        return found
+            ),
+        )
 
     def example_verdicts(self, entry: Entry) -> tuple[tuple[int, str], ...]:
         """Why each of the entry's examples that does not diagnose to it fails, by number."""
-        key = (entry.id, tuple(example.log for example in entry.examples))
-        found = self._verdicts.get(key)
-        if found is None:
-            found = tuple(
+        return _kept(
+            self._verdicts,
+            entry,
+            lambda: tuple(
                 (number, message)
                 for number, example in enumerate(entry.examples)
                 if (message := self._verdict(entry, number, example.log)) is not None
-            )
-            self._verdicts[key] = found
-        return found
+            ),
+        )
 
     def _verdict(self, entry: Entry, number: int, text: str) -> str | None:
         log = LogBytes(_example_name(entry, number), text.encode())
