@@ -68,3 +68,14 @@ def test_a_failed_build_leaves_the_previous_site_byte_for_byte(
     assert err == "build stopped: fix the problems above; site/ was left as it was\n"
     assert snapshot(repo / "site") == before
     assert before["failures/xid-79-gpu-fallen-off-bus/index.html"]
+
+
+def test_a_published_build_carries_nothing_of_the_preview(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The banner script and its problem list belong to `serve` only."""
+    (repo / ENTRY).write_text(entry_yaml())
+    assert main(["build"]) == 0
+    assert not (repo / "site/_trainwreck").exists()
+    for page in (repo / "site").rglob("*.html"):
+        assert "_trainwreck" not in page.read_text(), page
