@@ -3,12 +3,14 @@
 ruamel.yaml round-trips comments and scalar styles, which PyYAML cannot; the formatter only
 reorders keys into schema order, picks flow style for short lists of ids and numbers and block
 style for everything else, and leaves the text of every value alone. Keys the schema does not
-know stay, after the known ones, so formatting never loses what an editor wrote.
+know stay, after the known ones, so formatting never loses what an editor wrote. A comment
+written on the lines right above a key, at the key's column, moves with the key.
 """
 
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel
@@ -90,16 +92,90 @@ def _style_list(seq: CommentedSeq, key: object) -> None:
 
 def format_text(text: str) -> str:
     """The canonical form of one entry file's text. Idempotent."""
-    yaml = _yaml()
+    data = _load(text)
+    lines = text.splitlines(keepends=True)
+    # ruamel.yaml attaches a full-line comment to whatever precedes it, so a comment written
+    # above a key would stay behind when the key moves. Take each key's comment lines out
+    # first, and put them back above the key once it is in its place.
+    leading, taken = _leading_comments(data, lines)
+    without = "".join(line for number, line in enumerate(lines) if number not in taken)
+    out = _dump(_reordered(_load(without)))
+    if leading:
+        out_lines = out.splitlines(keepends=True)
+        placed = sorted(
+            (
+                (line, col, leading[path])
+                for path, line, col in _key_positions(_load(out))
+                if path in leading
+            ),
+            key=lambda item: item[0],
+            reverse=True,
+        )
+        for line, col, comments in placed:
+            out_lines[line:line] = [" " * col + comment + "\n" for comment in comments]
+        out = "".join(out_lines)
+    return out
+
+
+_KeyPath = tuple[object, ...]
+
+
+def _load(text: str) -> CommentedMap:
     try:
-        data = yaml.load(text)
+        data = _yaml().load(text)
     except YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         raise FormatError(f"cannot format: {getattr(exc, 'problem', exc)}", line, col) from None
     if not isinstance(data, CommentedMap):
         raise FormatError("cannot format: the document is not a mapping", 1, 1)
+    return data
+
+
+def _reordered(data: CommentedMap) -> CommentedMap:
     _reorder(data, Entry)
+    return data
+
+
+def _dump(data: CommentedMap) -> str:
     out = io.StringIO()
-    yaml.dump(data, out)
+    _yaml().dump(data, out)
     return out.getvalue()
+
+
+def _key_positions(node: object, path: _KeyPath = ()) -> Iterator[tuple[_KeyPath, int, int]]:
+    """Every mapping key under `node`, by its path, with its 0-based line and column."""
+    if isinstance(node, CommentedMap):
+        for key in node:
+            line, col = node.lc.key(key)
+            yield (*path, key), line, col
+            yield from _key_positions(node[key], (*path, key))
+    elif isinstance(node, CommentedSeq):
+        for number, item in enumerate(node):
+            yield from _key_positions(item, (*path, number))
+
+
+def _leading_comments(
+    data: CommentedMap, lines: list[str]
+) -> tuple[dict[_KeyPath, list[str]], set[int]]:
+    """The full-line comments right above each key, at the key's own column, and their line
+    numbers. A line of a block scalar is indented deeper than any key after it, so it is never
+    taken for a comment. The lines above the document's first key are its header and stay."""
+    leading: dict[_KeyPath, list[str]] = {}
+    taken: set[int] = set()
+    first = next(iter(data), None)
+    for path, line, col in _key_positions(data):
+        if path == (first,):
+            continue
+        start = line
+        while start > 0 and start - 1 not in taken and _is_comment_at(lines[start - 1], col):
+            start -= 1
+        if start < line:
+            leading[path] = [lines[n].strip() for n in range(start, line)]
+            taken.update(range(start, line))
+    return leading, taken
+
+
+def _is_comment_at(line: str, col: int) -> bool:
+    body = line.lstrip(" ")
+    return body.startswith("#") and len(line) - len(body) == col
