@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import PurePosixPath
 
 from pydantic import ValidationError
 
@@ -69,14 +70,33 @@ def catalog_problems(
     problems_so_far: Sequence[Problem],
     benign: Sequence[LogBytes] | None,
 ) -> list[Problem]:
-    """The cross-entry checks, then the signature checks on the entries with no error yet."""
-    found = [p for check in checks for p in check.finalize(docs)]
+    """The cross-entry checks, then the signature checks on the entries with no error yet.
+
+    An entry file that did not load still has an id, its file name (the id must match it), so
+    entries naming it are not reported for that; they wait, as it does, for the signature
+    checks, which need every entry they relate to.
+    """
+    loaded = {doc.path for doc in docs}
+    failed_ids = frozenset(
+        PurePosixPath(p.path).stem
+        for p in problems_so_far
+        if p.level is Level.ERROR and p.path not in loaded
+    )
+    found = [p for check in checks for p in check.finalize(docs, failed_ids)]
     failed = {p.path for p in [*problems_so_far, *found] if p.level is Level.ERROR}
-    clean = [doc for doc in docs if doc.path not in failed]
+    clean = [
+        doc
+        for doc in docs
+        if doc.path not in failed and not failed_ids.intersection(_relations(doc.entry))
+    ]
     for cls in REGISTRY.values():
         if issubclass(cls, IndexCheck):
             found.extend(cls().check_index(clean, benign))
     return found
+
+
+def _relations(entry: Entry) -> tuple[str, ...]:
+    return (*entry.related, *entry.collateral)
 
 
 def validate_sources(

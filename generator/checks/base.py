@@ -52,7 +52,10 @@ class Check:
     def validate(self, doc: EntryDoc) -> Iterable[Problem]:
         return ()
 
-    def finalize(self, docs: Sequence[EntryDoc]) -> Iterable[Problem]:
+    def finalize(self, docs: Sequence[EntryDoc], failed_ids: frozenset[str]) -> Iterable[Problem]:
+        """Problems across `docs`. `failed_ids` are the ids of entry files that did not load
+        (YAML or schema errors): naming one is not a problem of its own, since the file's
+        problems are reported where they are."""
         return ()
 
 

@@ -54,7 +54,7 @@ class DuplicateId(Check):
 
     id = "duplicate-id"
 
-    def finalize(self, docs: Sequence[EntryDoc]) -> Iterable[Problem]:
+    def finalize(self, docs: Sequence[EntryDoc], failed_ids: frozenset[str]) -> Iterable[Problem]:
         by_id: dict[str, list[EntryDoc]] = defaultdict(list)
         for doc in docs:
             by_id[doc.entry.id].append(doc)
@@ -72,19 +72,20 @@ class DuplicateId(Check):
 class UnknownRelation(Check):
     """`related` and `collateral` name existing entries, and never the entry itself.
 
-    Fails: `related: [no-such-entry]`.
+    Fails: `related: [no-such-entry]`. An entry whose file is there but does not load is not
+    unknown: that file's own problems are reported instead.
     """
 
     id = "unknown-id"
 
-    def finalize(self, docs: Sequence[EntryDoc]) -> Iterable[Problem]:
+    def finalize(self, docs: Sequence[EntryDoc], failed_ids: frozenset[str]) -> Iterable[Problem]:
         known = {doc.entry.id for doc in docs}
         for doc in docs:
             for field in ("related", "collateral"):
                 for i, other in enumerate(getattr(doc.entry, field)):
                     if other == doc.entry.id:
                         yield doc.problem(self.id, f"{field} names the entry itself", (field, i))
-                    elif other not in known:
+                    elif other not in known and other not in failed_ids:
                         yield doc.problem(
                             self.id, f"{field} names unknown entry {other!r}", (field, i)
                         )
@@ -99,7 +100,7 @@ class AliasCollision(Check):
 
     id = "alias-collision"
 
-    def finalize(self, docs: Sequence[EntryDoc]) -> Iterable[Problem]:
+    def finalize(self, docs: Sequence[EntryDoc], failed_ids: frozenset[str]) -> Iterable[Problem]:
         ids = {doc.entry.id: doc for doc in docs}
         first_holder: dict[str, EntryDoc] = {}
         for doc in sorted(docs, key=lambda d: d.path):

@@ -70,12 +70,13 @@ class MarkdownLint(Check):
                 if message:
                     yield self._problem(doc, path, line, message)
 
-    def finalize(self, docs: Sequence[EntryDoc]) -> Iterable[Problem]:
+    def finalize(self, docs: Sequence[EntryDoc], failed_ids: frozenset[str]) -> Iterable[Problem]:
         known = {doc.entry.id for doc in docs}
         for doc in docs:
             for path, text in doc.markdown:
                 for href in entry_links(text):
-                    if href.split("#")[0] not in known:
+                    target = href.split("#")[0]
+                    if target not in known and target not in failed_ids:
                         yield doc.problem(self.id, f"link to unknown entry {href!r}", path)
 
 

@@ -184,3 +184,31 @@ def test_aliases_must_not_collide_with_ids_or_each_other() -> None:
         f"{GOOD}:3:29: error [alias-collision] alias 'xid-48-double-bit-ecc' is the id of "
         "entries/gpu-hardware/xid-48-double-bit-ecc.yaml",
     ]
+
+
+def test_a_file_that_does_not_load_is_reported_once_not_by_every_entry_naming_it() -> None:
+    """A pull request that breaks one entry must not put notes on the files that name it; and
+    those entries' signature checks wait until the entry they relate to loads again."""
+    naming = entry_yaml("xid-48-double-bit-ecc")
+    naming = edit(naming, "related: []", "related: [xid-79-gpu-fallen-off-bus]")
+    naming = edit(
+        naming, "summary: >-\n", "summary: >-\n  Not [Xid 79](xid-79-gpu-fallen-off-bus).\n"
+    )
+    naming = edit(naming, '"NVRM: Xid (PCI:{pci}): 79, "', '"NVRM: Xid (PCI:{pci}): 48, "')
+    # An example that names no signature of its entry: reported only once the index is whole.
+    naming = edit(naming, "pid=1234, GPU has fallen off the bus.", "pid=1234, a line of no entry.")
+    naming = edit(naming, "[ 123.456] NVRM: Xid (PCI:0000:3b:00): 79,", "[ 123.456] NVRM: Xid 2:")
+    other = "entries/gpu-hardware/xid-48-double-bit-ecc.yaml"
+    schema_broken = edit(entry_yaml(), "severity: critical", "severity: dire")
+    assert problems({GOOD: schema_broken, other: naming}) == [
+        f"{GOOD}:6:11: error [schema] severity: Input should be 'critical', 'high', 'medium' "
+        "or 'low'",
+    ]
+    assert problems({GOOD: "id: [unclosed\n", other: naming}) == [
+        f"{GOOD}:2:1: error [yaml-syntax] while parsing a flow sequence did not find expected "
+        "',' or ']'",
+    ]
+    assert problems({GOOD: entry_yaml(), other: naming}) == [
+        f"{other}:58:10: error [example-diagnosis] examples[0] does not diagnose to this "
+        "entry: no line matches one of its defining signatures",
+    ]
