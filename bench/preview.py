@@ -31,13 +31,11 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,6 +43,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
 from entry_factory import entry_yaml  # noqa: E402
+from serving import fetch, serving  # noqa: E402
 
 from generator.model.categories import Category  # noqa: E402
 
@@ -86,23 +85,16 @@ def make_entry(n: int, count: int, shape: str, title: str = "") -> str:
     return text
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def fetch(url: str) -> str:
+def fetch_or_nothing(url: str) -> str:
     try:
-        with urllib.request.urlopen(url, timeout=30) as response:
-            return str(response.read().decode())
+        return fetch(url)
     except OSError:
         return ""
 
 
 def wait_for(url: str, needle: str, limit: float = 600) -> float:
     start = time.monotonic()
-    while needle not in fetch(url):
+    while needle not in fetch_or_nothing(url):
         if time.monotonic() - start > limit:
             raise SystemExit(f"gave up waiting for {needle!r} at {url}")
         time.sleep(0.02)
@@ -140,19 +132,8 @@ def main() -> None:
         subprocess.run([*cli, "build"], cwd=repo, env=env, check=True, capture_output=True)
         full_build = time.monotonic() - start
 
-        port = free_port()
-        base = f"http://127.0.0.1:{port}"
         edited = 7 % count
-        page = f"{base}/failures/{entry_id(edited)}/"
-        problems = f"{base}/_trainwreck/problems.json"
         target = repo / "entries" / category(edited, shape) / f"{entry_id(edited)}.yaml"
-        server = subprocess.Popen(
-            [*cli, "serve", "--dev-addr", f"127.0.0.1:{port}"],
-            cwd=repo,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
         timings: dict[str, list[float]] = {"edit": [], "broken save": [], "fix": []}
 
         def save(kind: str, text: str, url: str, needle: str) -> None:
@@ -162,7 +143,9 @@ def main() -> None:
         def entry(title: str) -> str:
             return make_entry(edited, count, shape, title)
 
-        try:
+        with serving(repo) as base:
+            page = f"{base}/failures/{entry_id(edited)}/"
+            problems = f"{base}/_trainwreck/problems.json"
             first = wait_for(page, f"Synthetic {edited:04d}")
             for edit in range(args.edits):
                 title = f"Synthetic {edited:04d} edit {edit}"
@@ -171,9 +154,6 @@ def main() -> None:
                 save("broken save", broken, problems, "severity: Input should be")
                 fixed = f"Synthetic {edited:04d} fixed {edit}"
                 save("fix", entry(fixed), page, fixed)
-        finally:
-            server.terminate()
-            server.wait(timeout=60)
 
     print(f"catalog: {count} entries, shape {shape}")
     print(f"full build (baseline, same run): {full_build:.2f} s")

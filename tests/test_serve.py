@@ -9,16 +9,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from entry_factory import entry_yaml
+from serving import fetch, serving
 
 REPO = Path(__file__).resolve().parents[1]
 ENTRY = "entries/gpu-hardware/xid-79-gpu-fallen-off-bus.yaml"
@@ -26,17 +25,6 @@ BROKEN = entry_yaml().replace("severity: critical", "severity: dire")
 SEVERITY_PROBLEM = (
     f"{ENTRY}:6:11: error [schema] severity: Input should be 'critical', 'high', 'medium' or 'low'"
 )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def fetch(url: str) -> str:
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return str(response.read().decode())
 
 
 def preview_problems(url: str) -> list[str]:
@@ -62,21 +50,8 @@ def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
     shutil.copytree(REPO / "templates", tmp_path / "templates")
     (tmp_path / ENTRY).parent.mkdir(parents=True)
     (tmp_path / ENTRY).write_text(entry_yaml())
-    port = free_port()
-    log = tmp_path / "serve.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "generator.cli", "serve", "--dev-addr", f"127.0.0.1:{port}"],
-            cwd=tmp_path,
-            env={**os.environ, "PYTHONPATH": str(REPO)},
-            stdout=out,
-            stderr=out,
-        )
-    try:
-        yield tmp_path, f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    with (tmp_path / "serve.log").open("w") as log, serving(tmp_path, log) as url:
+        yield tmp_path, url
 
 
 @pytest.mark.browser
@@ -148,24 +123,12 @@ def test_the_preview_starts_while_a_new_entry_is_still_a_skeleton(tmp_path: Path
     assert errors[0].startswith(
         "entries/memory/host-oom-killer.yaml:7:8: error [schema] title: must not be empty"
     )
-    port = free_port()
-    proc = subprocess.Popen(
-        [*cli, "serve", "--dev-addr", f"127.0.0.1:{port}"],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        url = f"http://127.0.0.1:{port}"
+    with serving(tmp_path) as url:
         wait_for(
             lambda: "Xid 79" in fetch(f"{url}/failures/xid-79-gpu-fallen-off-bus/"),
             "the first build",
         )
         assert preview_problems(url) == errors
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def test_a_template_edit_shows_on_every_page(served: tuple[Path, str]) -> None:
