@@ -8,6 +8,7 @@ new version of this module.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import html
@@ -77,6 +78,8 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
         self.skeletons: Skeletons | None = None
         self.theme_bytecode = ThemeBytecode()
         self.frozen = False
+        # What the last preview build generated: pages by src_uri, data files by path.
+        self.generated: set[str] = set()
         self.rendered: set[str] = set()  # src_uris re-rendered by the last build
         # Material's search index, kept per page: a dirty build indexes only the pages it
         # rebuilt, so the entries of the others are carried over from earlier builds.
@@ -167,6 +170,10 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
                     path, content.encode(), partial(os.path.join, config.site_dir, path)
                 )
                 files.append(File.generated(config, path, abs_src_path=skeleton))
+        if self.skeletons is not None:
+            generated = {*self.pages, *extra_files}
+            _remove_outputs(self.generated - generated, config)
+            self.generated = generated
         self.search_mark = 0
         self.doc_uris = [f.src_uri for f in files if f.is_documentation_page()]
         return files
@@ -263,6 +270,18 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
             ]
         )
         return rendered.html
+
+
+def _remove_outputs(gone: set[str], config: Any) -> None:
+    """Delete what earlier builds wrote for generated files that no longer exist (an entry
+    deleted during the preview): a dirty build leaves the output folder as it was."""
+    for path in gone:
+        if path.endswith(".md"):
+            output = _page_dest(path, config)
+        else:
+            output = os.path.join(config.site_dir, path)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(output)
 
 
 def _page_dest(src_uri: str, config: Any) -> str:

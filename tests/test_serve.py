@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import time
+import urllib.error
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -145,3 +146,33 @@ def test_a_template_edit_shows_on_every_page(served: tuple[Path, str]) -> None:
     wait_for(lambda: "theme-marker" in fetch(entry_url), "the theme edit")
     assert "theme-marker" in fetch(f"{url}/tags/xid/")
     assert "page-template-marker" in fetch(entry_url)
+
+
+def test_a_deleted_entry_leaves_the_preview(served: tuple[Path, str]) -> None:
+    """The preview's dirty builds never clean the output folder themselves; a page whose
+    entry is gone must not go on being served as if it still existed."""
+    repo, url = served
+    wait_for(lambda: "Xid 79" in fetch(f"{url}/failures/xid-79-gpu-fallen-off-bus/"), "the start")
+    extra = repo / "entries/gpu-hardware/gpu-spare-entry.yaml"
+    text = entry_yaml("gpu-spare-entry")
+    text = text.replace('"NVRM: Xid (PCI:{pci}): 79, "', '"A spare failure on GPU"')
+    text = text.replace(
+        "[ 123.456] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.",
+        "[ 123.456] A spare failure on GPU 3",
+    )
+    extra.write_text(text.replace("  xid: [79]", "  xid: []"))
+    page = f"{url}/failures/gpu-spare-entry/"
+    wait_for(lambda: "gpu-spare-entry" in fetch(page), "the new entry's page")
+    assert "gpu-spare-entry" in fetch(f"{url}/api/entries/gpu-spare-entry.json")
+    extra.unlink()
+
+    def gone(address: str) -> bool:
+        try:
+            fetch(address)
+        except urllib.error.HTTPError as error:
+            return error.code == 404
+        return False
+
+    wait_for(lambda: gone(page), "the page to go")
+    assert gone(f"{url}/api/entries/gpu-spare-entry.json")
+    assert preview_problems(url) == []
