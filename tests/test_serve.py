@@ -176,3 +176,27 @@ def test_a_deleted_entry_leaves_the_preview(served: tuple[Path, str]) -> None:
     wait_for(lambda: gone(page), "the page to go")
     assert gone(f"{url}/api/entries/gpu-spare-entry.json")
     assert preview_problems(url) == []
+
+
+@pytest.mark.browser
+def test_the_banner_shows_hostile_text_from_a_broken_entry_as_text(
+    served: tuple[Path, str],
+    page,  # type: ignore[no-untyped-def]
+) -> None:
+    """Problem messages quote what the author wrote; the banner must show it, never run it."""
+    repo, url = served
+    entry_url = f"{url}/failures/xid-79-gpu-fallen-off-bus/"
+    wait_for(lambda: "Xid 79" in fetch(entry_url), "the first build")
+    page.goto(entry_url)
+    page.locator("html[data-tw-preview=checked]").wait_for(state="attached")
+    payload = '<img src="x" onerror="window.pwned=1">'
+    hostile = entry_yaml().replace("summary: >-\n", f"summary: >-\n  {payload}\n")
+    (repo / ENTRY).write_text(hostile)
+    banner = page.locator(".tw-build-error")
+    banner.wait_for(timeout=60_000)
+    assert banner.locator("li").all_inner_texts() == [
+        f"{ENTRY}:8:10: error [markdown] raw HTML is not allowed: '{payload}'"
+    ]
+    assert banner.locator("img").count() == 0
+    assert page.evaluate("() => window.pwned") is None
+    assert page.errors == []
