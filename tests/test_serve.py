@@ -22,6 +22,7 @@ from serving import fetch, serving
 
 REPO = Path(__file__).resolve().parents[1]
 ENTRY = "entries/gpu-hardware/xid-79-gpu-fallen-off-bus.yaml"
+ENTRY_PAGE = "/failures/xid-79-gpu-fallen-off-bus/"
 BROKEN = entry_yaml().replace("severity: critical", "severity: dire")
 SEVERITY_PROBLEM = (
     f"{ENTRY}:6:11: error [schema] severity: Input should be 'critical', 'high', 'medium' or 'low'"
@@ -45,6 +46,13 @@ def wait_for(check: Callable[[], bool], what: str, seconds: float = 60) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def open_preview(page, url: str) -> None:  # type: ignore[no-untyped-def]
+    """Open the entry's page once the preview is up, and wait until its banner script ran."""
+    wait_for(lambda: "Xid 79" in fetch(f"{url}{ENTRY_PAGE}"), "the first build")
+    page.goto(f"{url}{ENTRY_PAGE}")
+    page.locator("html[data-tw-preview=checked]").wait_for(state="attached")
+
+
 @pytest.fixture()
 def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
     shutil.copy(REPO / "mkdocs.yml", tmp_path / "mkdocs.yml")
@@ -61,10 +69,7 @@ def test_a_broken_save_reloads_the_open_page_with_a_banner_and_the_fix_clears_it
     page,  # type: ignore[no-untyped-def]
 ) -> None:
     repo, url = served
-    entry_url = f"{url}/failures/xid-79-gpu-fallen-off-bus/"
-    wait_for(lambda: "Xid 79" in fetch(entry_url), "the first build")
-    page.goto(entry_url)
-    page.locator("html[data-tw-preview=checked]").wait_for(state="attached")
+    open_preview(page, url)
     assert page.locator(".tw-build-error").count() == 0
 
     # From here the test never navigates: livereload reloads the open page after each build.
@@ -88,7 +93,7 @@ def test_the_terminal_shows_the_problem_with_its_place(
     served: tuple[Path, str],
 ) -> None:
     repo, url = served
-    page = f"{url}/failures/xid-79-gpu-fallen-off-bus/"
+    page = f"{url}{ENTRY_PAGE}"
     wait_for(lambda: "Xid 79" in fetch(page), "the first build")
     assert preview_problems(url) == []
     (repo / ENTRY).write_text(BROKEN)
@@ -126,7 +131,7 @@ def test_the_preview_starts_while_a_new_entry_is_still_a_skeleton(tmp_path: Path
     )
     with serving(tmp_path) as url:
         wait_for(
-            lambda: "Xid 79" in fetch(f"{url}/failures/xid-79-gpu-fallen-off-bus/"),
+            lambda: "Xid 79" in fetch(f"{url}{ENTRY_PAGE}"),
             "the first build",
         )
         assert preview_problems(url) == errors
@@ -136,7 +141,7 @@ def test_a_template_edit_shows_on_every_page(served: tuple[Path, str]) -> None:
     """Page templates (rendered by the generator) and theme overrides (by MkDocs) are watched
     too; an edit to either must reach pages whose entries did not change."""
     repo, url = served
-    entry_url = f"{url}/failures/xid-79-gpu-fallen-off-bus/"
+    entry_url = f"{url}{ENTRY_PAGE}"
     wait_for(lambda: "Xid 79" in fetch(entry_url), "the first build")
     template = repo / "templates/pages/entry.html.j2"
     template.write_text(template.read_text() + "<p>page-template-marker</p>\n")
@@ -152,7 +157,7 @@ def test_a_deleted_entry_leaves_the_preview(served: tuple[Path, str]) -> None:
     """The preview's dirty builds never clean the output folder themselves; a page whose
     entry is gone must not go on being served as if it still existed."""
     repo, url = served
-    wait_for(lambda: "Xid 79" in fetch(f"{url}/failures/xid-79-gpu-fallen-off-bus/"), "the start")
+    wait_for(lambda: "Xid 79" in fetch(f"{url}{ENTRY_PAGE}"), "the start")
     extra = repo / "entries/gpu-hardware/gpu-spare-entry.yaml"
     text = entry_yaml("gpu-spare-entry")
     text = text.replace('"NVRM: Xid (PCI:{pci}): 79, "', '"A spare failure on GPU"')
@@ -185,10 +190,7 @@ def test_the_banner_shows_hostile_text_from_a_broken_entry_as_text(
 ) -> None:
     """Problem messages quote what the author wrote; the banner must show it, never run it."""
     repo, url = served
-    entry_url = f"{url}/failures/xid-79-gpu-fallen-off-bus/"
-    wait_for(lambda: "Xid 79" in fetch(entry_url), "the first build")
-    page.goto(entry_url)
-    page.locator("html[data-tw-preview=checked]").wait_for(state="attached")
+    open_preview(page, url)
     payload = '<img src="x" onerror="window.pwned=1">'
     hostile = entry_yaml().replace("summary: >-\n", f"summary: >-\n  {payload}\n")
     (repo / ENTRY).write_text(hostile)
