@@ -115,7 +115,7 @@ def test_new_refuses_what_exists_and_what_is_unknown(
         f"trainwreck: {NEW} already exists",
         "trainwreck: unknown category 'gpu'; one of: gpu-hardware, interconnect, "
         "nccl-distributed, memory, cuda-runtime, numerics, framework, data-pipeline, "
-        "storage-checkpoint",
+        "storage-checkpoint, scheduler, environment",
         "trainwreck: 'Not_Kebab' is not a kebab-case id (e.g. nccl-watchdog-timeout)",
     ]
     assert sorted(p.name for p in (repo / "entries").rglob("*.yaml")) == ["host-oom-killer.yaml"]

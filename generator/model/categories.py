@@ -16,6 +16,8 @@ class Category(StrEnum):
     FRAMEWORK = "framework"
     DATA_PIPELINE = "data-pipeline"
     STORAGE_CHECKPOINT = "storage-checkpoint"
+    SCHEDULER = "scheduler"
+    ENVIRONMENT = "environment"
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,16 @@ CATEGORIES: tuple[CategoryInfo, ...] = (
         Category.STORAGE_CHECKPOINT,
         "Storage and checkpoints",
         "Saving and loading checkpoints: full disks, corrupt archives.",
+    ),
+    CategoryInfo(
+        Category.SCHEDULER,
+        "Schedulers and launchers",
+        "Slurm, Kubernetes and job launchers: kills, time limits, placement and start-up hangs.",
+    ),
+    CategoryInfo(
+        Category.ENVIRONMENT,
+        "Environment and installs",
+        "Installs, ABI and toolchain mismatches, missing drivers or libraries, GPU-less images.",
     ),
 )
 
