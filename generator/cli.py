@@ -264,7 +264,7 @@ def _diagnose(args: argparse.Namespace) -> int:
         print(f"trainwreck: {problem.file}: {problem.message}", file=sys.stderr)
     if errors:
         return EXIT_USAGE
-    if args.fail_on_match and diagnosis.findings:
+    if args.fail_on_match and (diagnosis.root_causes or diagnosis.collateral):
         return EXIT_PROBLEMS
     return EXIT_OK
 

@@ -53,7 +53,7 @@ confirm: []
 # Lines the software prints, copied from its source or a real log, with placeholders
 # {{int}} {{num}} {{hex}} {{pci}} {{word}} {{token}} {{*}} for the parts that vary, e.g.
 #   - pattern: "NVRM: Xid (PCI:{{pci}}{{*}}): 79, "
-#     role: defining        # or context: supporting only, never names the failure alone
+#     role: defining        # or context: supporting only; or harmless: noise, never the cause
 #     seen_in: https://github.com/...   # where that exact text appears
 signatures: []
 # Ordered steps. Say plainly when the answer is "drain the node and replace the GPU", e.g.

@@ -17,7 +17,7 @@ from generator.checks.base import Check, EntryDoc, register
 from generator.diagnose.engine import LogBytes, diagnose_logs, scan_log
 from generator.diagnose.index import SignatureIndex, build_index
 from generator.diagnose.scan import LineMatch, Scanner
-from generator.model.entry import Entry
+from generator.model.entry import Entry, Role
 from generator.problems import Level, Problem
 
 SHOWN = 100
@@ -91,6 +91,14 @@ class _Compiled:
     def _verdict(self, entry: Entry, number: int, text: str) -> str | None:
         log = LogBytes(_example_name(entry, number), text.encode())
         diagnosis = diagnose_logs(self.index, [log], self.scanner).diagnosis
+        if all(s.role is Role.HARMLESS for s in entry.signatures if s.role is not Role.CONTEXT):
+            # An entry about a harmless line: its example shows the line, named as not the cause.
+            if any(f.id == entry.id for f in diagnosis.not_the_cause):
+                return None
+            return (
+                f"examples[{number}] does not show this entry as not the cause: no line "
+                "matches one of its harmless signatures"
+            )
         top = diagnosis.findings[0] if diagnosis.findings else None
         if top is not None and top.id == entry.id and top.role == "root-cause":
             return None
@@ -177,6 +185,8 @@ class ExampleDiagnosis(IndexCheck):
 class BenignCorpus(IndexCheck):
     """No signature, defining or context, matches a line of the benign corpus.
 
+    Harmless signatures are exempt: they describe noise that healthy runs print too.
+
     The corpus (`corpus/benign/*.log`) holds real healthy output: NCCL start-up, torchrun
     start-up, training progress, nvidia-smi, dmesg boot. Fails: a pattern such as
     `NCCL INFO {*}` that also fires on a healthy start-up line.
@@ -195,7 +205,8 @@ class BenignCorpus(IndexCheck):
             hits: dict[int, list[LineMatch]] = {}
             for match in scan_log(compiled.scanner, log, number):
                 for sig in match.signatures:
-                    hits.setdefault(sig, []).append(match)
+                    if compiled.index.signatures[sig].role != "harmless":
+                        hits.setdefault(sig, []).append(match)
             for sig, matches in sorted(hits.items()):
                 owner, position = compiled.owners[sig]
                 more = f" and {len(matches) - 1} more line(s)" if len(matches) > 1 else ""
@@ -213,7 +224,8 @@ class SignatureAmbiguity(IndexCheck):
 
     When neither entry lists the other in `related` (or `collateral`), the overlap is reported
     at the signature: an error for a defining signature, a warning for a context one (context
-    lines are shared wrappers by nature and never name a failure alone).
+    lines are shared wrappers by nature and never name a failure alone). Harmless signatures
+    are exempt: noise turns up beside every kind of failure.
     """
 
     id = "signature-ambiguity"
@@ -237,6 +249,8 @@ class SignatureAmbiguity(IndexCheck):
             for sig in match.signatures:
                 owner, position = compiled.owners[sig]
                 if owner == example_owner or (sig, example_owner) in reported:
+                    continue
+                if compiled.index.signatures[sig].role == "harmless":
                     continue
                 doc = by_id[owner]
                 if declared(doc.entry, by_id[example_owner].entry):

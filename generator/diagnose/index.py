@@ -9,7 +9,8 @@ diagnosis shows (title, severity, one-line fix, page path) and the relations tri
      "max_line_bytes": 65536,
      "entries": {"<id>": {"title", "category", "severity", "quick_fix", "path",
                           "related": [...], "collateral": [...]}},
-     "signatures": [{"entry", "pattern", "role": "defining" | "context", "seen_in"}]}
+     "signatures": [{"entry", "pattern", "role": "defining" | "context" | "harmless",
+                     "seen_in"}]}
 
 Line rules both engines follow: a line ends at LF or at a lone CR (CRLF is one break); only
 the first `max_line_bytes` bytes of a line, as they are in the file, are matched; ANSI escape
@@ -55,7 +56,7 @@ class IndexEntry(_Model):
 class IndexSignature(_Model):
     entry: str
     pattern: str
-    role: Literal["defining", "context"]
+    role: Literal["defining", "context", "harmless"]
     seen_in: str
 
 

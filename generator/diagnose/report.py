@@ -2,7 +2,8 @@
 
 The JSON shape is a contract (tools depend on it) and carries nothing else:
 
-    {"findings": [{"id", "title", "role": "root-cause" | "collateral", "count", "ranks",
+    {"findings": [{"id", "title", "role": "root-cause" | "collateral" | "not-the-cause",
+                   "count", "ranks",
                    "first": {"file", "line", "rank", "time", "text"}}],
      "first_failed_rank": int | null}
 
@@ -143,7 +144,7 @@ def human_report(
         when = f", at {first.time.text}" if first.time else ""
         line.append(f"{when} ({first.file}:{first.line})")
         out.append(line)
-    if not diagnosis.findings:
+    if not diagnosis.root_causes:
         out.append(Text(""))
         out.append(Text("No known failure matched.", style="bold"))
         out.append(
@@ -167,9 +168,17 @@ def _label(label: str, value: str, style: str = "") -> Text:
     return text
 
 
+_HEADS = {
+    "root-cause": ("ROOT CAUSE  ", "bold red"),
+    "collateral": ("COLLATERAL  ", "yellow"),
+    "not-the-cause": ("NOT THE CAUSE  ", "dim"),
+}
+
+
 def _finding_lines(f: Finding, base_url: str) -> list[Text]:
     root = f.role == "root-cause"
-    head = Text("ROOT CAUSE  " if root else "COLLATERAL  ", style="bold red" if root else "yellow")
+    label, style = _HEADS[f.role]
+    head = Text(label, style=style)
     head.append(f.entry.title, style="bold")
     head.append(f"  {f.id} · severity {f.entry.severity}", style="dim")
     lines = [head]
@@ -181,6 +190,8 @@ def _finding_lines(f: Finding, base_url: str) -> list[Text]:
     if root:
         lines.append(_label("sure", _confidence(f)))
         lines.append(_label("fix", f.entry.quick_fix, "green"))
+    elif f.role == "not-the-cause":
+        lines.append(_label("why", "a harmless line that is often blamed; look elsewhere"))
     lines.append(_label("page", entry_url(f.entry, base_url), "blue underline"))
     return lines
 
@@ -217,7 +228,7 @@ def markdown_report(
             f"({_code_span(f'{first.file}:{first.line}')})"
         )
         out.append("")
-    if not diagnosis.findings:
+    if not diagnosis.root_causes:
         out.append("No known failure matched.")
         out.append("")
     for f in diagnosis.root_causes:
@@ -245,6 +256,18 @@ def markdown_report(
                 f"| {link} {_code_span(f.id)} | {', '.join(_code_span(c) for c in f.caused_by)} "
                 f"| {_plural(f.count, 'line')}: {rank_summary(f.rank_counts)} "
                 f"| {_code_span(f'{f.first.file}:{f.first.line}')} ({_md_text(_where(f.first))}) |"
+            )
+        out.append("")
+    if diagnosis.not_the_cause:
+        out.append("### Not the cause")
+        out.append("")
+        out.append("Harmless lines that are often blamed for a failure; look elsewhere.")
+        out.append("")
+        for f in diagnosis.not_the_cause:
+            link = f"[{_md_text(f.entry.title)}]({entry_url(f.entry, base_url)})"
+            out.append(
+                f"- {link} {_code_span(f.id)}: {_plural(f.count, 'line')}, first "
+                f"{_code_span(f'{f.first.file}:{f.first.line}')}"
             )
         out.append("")
     out.append(f"_{stats_line(stats)}._")

@@ -2,6 +2,10 @@
 
 - An entry is found when at least one line matches one of its *defining* signatures. Lines
   that match only its *context* signatures raise confidence in a finding and never make one.
+- A line that matches a *harmless* signature (noise people often blame: the net-plugin notice,
+  the destroy_process_group warning) makes a "not-the-cause" finding, listed last. It is never
+  a root cause, never collateral and never names the first failed rank; when the same entry
+  also has a defining hit, the defining hit wins.
 - When A is found and B is in A's declared `collateral`, B is collateral. If declarations
   form a cycle among the found entries (A lists B and B lists A), the edge counts only from the
   entry that failed first, so a cycle never leaves a diagnosis without a root cause.
@@ -26,7 +30,7 @@ from generator.diagnose.index import IndexEntry, SignatureIndex
 from generator.diagnose.lineinfo import Timestamp
 from generator.diagnose.scan import LineMatch
 
-Role = Literal["root-cause", "collateral"]
+Role = Literal["root-cause", "collateral", "not-the-cause"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,7 @@ class Tally:
     def __init__(self, index: SignatureIndex) -> None:
         self.index = index
         self.defining: dict[str, _Tally] = {}
+        self.harmless: dict[str, _Tally] = {}
         self.context: Counter[str] = Counter()
 
     def add(self, match: LineMatch) -> None:
@@ -69,9 +74,13 @@ class Tally:
         for entry, found in roles.items():
             if "context" in found:
                 self.context[entry] += 1
-            if "defining" not in found:
+            if "defining" in found:
+                tallies = self.defining
+            elif "harmless" in found:
+                tallies = self.harmless
+            else:
                 continue
-            tally = self.defining.setdefault(entry, _Tally())
+            tally = tallies.setdefault(entry, _Tally())
             tally.count += 1
             tally.rank_counts[match.rank] += 1
             stream = (match.file_index, match.rank)
@@ -111,6 +120,10 @@ class Diagnosis:
     @property
     def collateral(self) -> tuple[Finding, ...]:
         return tuple(f for f in self.findings if f.role == "collateral")
+
+    @property
+    def not_the_cause(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.role == "not-the-cause")
 
 
 _CLOCKS = ("absolute", "yearless", "boot")
@@ -156,6 +169,12 @@ def triage(tally: Tally) -> Diagnosis:
         entry_id: earliest_first(list(t.firsts.values()))[0]
         for entry_id, t in tally.defining.items()
     }
+    harmless = {
+        entry_id: t for entry_id, t in tally.harmless.items() if entry_id not in tally.defining
+    }
+    harmless_firsts = {
+        entry_id: earliest_first(list(t.firsts.values()))[0] for entry_id, t in harmless.items()
+    }
     key = _sort_key(_clock(list(firsts.values())))
     order = sorted(firsts, key=lambda e: (key(firsts[e]), e))
     place = {entry_id: i for i, entry_id in enumerate(order)}
@@ -170,7 +189,7 @@ def triage(tally: Tally) -> Diagnosis:
                 caused_by.setdefault(b, []).append(a)
 
     def finding(entry_id: str, role: Role) -> Finding:
-        t = tally.defining[entry_id]
+        t = harmless[entry_id] if role == "not-the-cause" else tally.defining[entry_id]
         numbered = sorted((r, c) for r, c in t.rank_counts.items() if r is not None)
         unranked = [(None, t.rank_counts[None])] if None in t.rank_counts else []
         return Finding(
@@ -180,19 +199,20 @@ def triage(tally: Tally) -> Diagnosis:
             t.count,
             tuple(r for r, _ in numbered),
             (*numbered, *unranked),
-            firsts[entry_id],
+            harmless_firsts[entry_id] if role == "not-the-cause" else firsts[entry_id],
             tally.context[entry_id],
             tuple(caused_by.get(entry_id, ())),
         )
 
-    def in_order(ids: list[str]) -> list[str]:
-        k = _sort_key(_clock([firsts[e] for e in ids]))
-        return sorted(ids, key=lambda e: (k(firsts[e]), e))
+    def in_order(ids: list[str], of: dict[str, Hit] = firsts) -> list[str]:
+        k = _sort_key(_clock([of[e] for e in ids]))
+        return sorted(ids, key=lambda e: (k(of[e]), e))
 
     roots = in_order([e for e in firsts if e not in caused_by])
     collateral = in_order([e for e in firsts if e in caused_by])
     findings = [finding(e, "root-cause") for e in roots]
     findings += [finding(e, "collateral") for e in collateral]
+    findings += [finding(e, "not-the-cause") for e in in_order(list(harmless), harmless_firsts)]
     ranked = [h for e in roots for h in tally.defining[e].firsts.values() if h.rank is not None]
     first_failure = earliest_first(ranked)[0] if ranked else None
     return Diagnosis(

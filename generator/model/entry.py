@@ -90,6 +90,7 @@ class Layer(StrEnum):
 class Role(StrEnum):
     DEFINING = "defining"
     CONTEXT = "context"
+    HARMLESS = "harmless"
 
 
 class Stack(StrEnum):
@@ -146,7 +147,8 @@ class Signature(_Model):
         "{int} {num} {hex} {pci} {word} {token} {*}; {{ and }} for literal braces."
     )
     role: Role = Field(
-        description="defining: the line alone names this failure; context: supporting only."
+        description="defining: the line alone names this failure; context: supporting only; "
+        "harmless: noise people blame, shown as not the cause and never as a root cause."
     )
     seen_in: Url = Field(
         description="Where this exact text appears: upstream source or a real log."
@@ -187,7 +189,7 @@ class Reference(_Model):
 class Example(_Model):
     url: Url = Field(description="The public thread or post this log excerpt comes from.")
     log: Text = Field(
-        description="Verbatim log lines; at least one must match a defining signature."
+        description="Verbatim log lines; one must match a defining (or harmless) signature."
     )
 
 

@@ -15,7 +15,7 @@ from generator.diagnose.engine import LogBytes
 from generator.validation import validate_sources
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "diagnose"))
-from catalog import ECC, IB, OOM, SPECS, WATCHDOG, Spec, sources
+from catalog import ECC, IB, OOM, PLUGIN, SPECS, WATCHDOG, Spec, sources
 
 REPO = Path(__file__).resolve().parents[2]
 BENIGN = [
@@ -155,3 +155,32 @@ def test_results_do_not_depend_on_what_was_checked_before() -> None:
         cold.append(problems(specs))
     assert warm == cold
     assert [bool(found) for found in warm] == [False, False, True, False, True, False]
+
+
+def test_a_harmless_signature_may_match_healthy_logs_and_other_examples() -> None:
+    # PLUGIN's line is in corpus/benign/nccl-startup.log; an OOM example that carries it
+    # still diagnoses to the OOM entry, with no ambiguity reported against the harmless line.
+    plugin_line = (
+        "node-01:31200:31200 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), "
+        "using internal implementation"
+    )
+    oom = dataclasses.replace(
+        OOM,
+        examples=(("https://github.com/pytorch/pytorch/issues/1", f"{plugin_line}\n{OOM_LINE}"),),
+    )
+    specs = tuple(oom if s.id == OOM.id else s for s in SPECS)
+    assert problems((*specs, PLUGIN)) == []
+
+
+def test_a_harmless_entry_whose_example_lacks_its_line() -> None:
+    broken = dataclasses.replace(
+        PLUGIN, examples=(("https://github.com/NVIDIA/nccl/issues/1", ASYNC),)
+    )
+    assert problems((*SPECS, broken)) == [
+        "entries/gpu-hardware/cuda-ecc-uncorrectable.yaml:34:14: warning [signature-ambiguity] "
+        "this context signature also matches 'nccl-net-plugin-not-found' examples[0] line 1: "
+        f"{ASYNC!r}; list the entries as related, or make the pattern more specific",
+        "entries/nccl-distributed/nccl-net-plugin-not-found.yaml:60:10: error "
+        "[example-diagnosis] examples[0] does not show this entry as not the cause: no line "
+        "matches one of its harmless signatures",
+    ]

@@ -114,7 +114,7 @@ GOOD = index_json(build_index(entries((ECC,))))
         ),
         (
             GOOD.replace('"role": "context"', '"role": "maybe"').encode(),
-            "signatures.1.role: Input should be 'defining' or 'context'",
+            "signatures.1.role: Input should be 'defining', 'context' or 'harmless'",
         ),
         (
             GOOD.replace('"entry": "cuda-ecc-uncorrectable"', '"entry": "nope"', 1).encode(),

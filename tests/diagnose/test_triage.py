@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from catalog import ECC, ELASTIC, OOM, SPECS, WATCHDOG, entries
+from catalog import ECC, ELASTIC, OOM, PLUGIN, SPECS, WATCHDOG, entries
 
 from generator.diagnose.engine import LogBytes, diagnose_logs
 from generator.diagnose.index import SignatureIndex, build_index
@@ -116,3 +116,38 @@ def test_collateral_needs_its_cause_to_be_found() -> None:
     assert "nccl-watchdog-timeout" in OOM.collateral and "nccl-watchdog-timeout" in ECC.collateral
     d = diagnose(("rank0.log", WATCHDOG_LINE + "\n"), ("rank1.log", WATCHDOG_LINE + "\n"))
     assert summary(d) == [("nccl-watchdog-timeout", "root-cause", 2, (0, 1), "rank0.log", 1)]
+
+
+HARMLESS_INDEX = SignatureIndex(build_index(entries((*SPECS, PLUGIN))))
+PLUGIN_LINE = (
+    "node-01:31200:31200 [2] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using "
+    "internal implementation"
+)
+
+
+def diagnose_harmless(*logs: tuple[str, str]) -> Diagnosis:
+    return diagnose_logs(HARMLESS_INDEX, [LogBytes(n, t.encode()) for n, t in logs]).diagnosis
+
+
+def test_a_harmless_line_alone_is_not_the_cause_and_names_no_rank() -> None:
+    d = diagnose_harmless(("rank2.log", PLUGIN_LINE + "\n" + PLUGIN_LINE + "\n"))
+    assert (summary(d), d.first_failed_rank, d.root_causes) == (
+        [("nccl-net-plugin-not-found", "not-the-cause", 2, (2,), "rank2.log", 1)],
+        None,
+        (),
+    )
+
+
+def test_a_harmless_line_before_the_failure_is_listed_last_and_never_names_the_rank() -> None:
+    d = diagnose_harmless(
+        ("rank2.log", f"2024-06-26 06:00:01,000 x\n{PLUGIN_LINE}\n"),
+        ("rank1.log", f"2024-06-26 06:00:09,000 x\n{OOM_LINE}\n"),
+        ("rank0.log", f"2024-06-26 06:00:12,000 x\n{WATCHDOG_LINE}\n"),
+    )
+    assert summary(d) == [
+        ("cuda-out-of-memory", "root-cause", 1, (1,), "rank1.log", 2),
+        ("nccl-watchdog-timeout", "collateral", 1, (0,), "rank0.log", 2),
+        ("nccl-net-plugin-not-found", "not-the-cause", 1, (2,), "rank2.log", 2),
+    ]
+    assert d.first_failed_rank == 1
+    assert [f.id for f in d.not_the_cause] == ["nccl-net-plugin-not-found"]

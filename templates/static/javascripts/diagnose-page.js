@@ -375,7 +375,7 @@
         }
         (more || roots).appendChild(card(f, i === 0));
       });
-      $(root, "nomatch").hidden = result.findings.length > 0;
+      $(root, "nomatch").hidden = rootCauses.length > 0;
 
       var collateral = result.findings.filter(function (f) { return f.role === "collateral"; });
       var details = $(root, "collateral");
@@ -402,6 +402,25 @@
         "Collateral: " + collateral.length + " more failure" + (collateral.length === 1 ? "" : "s") +
         " caused by the root cause";
 
+      var harmless = result.findings.filter(function (f) { return f.role === "not-the-cause"; });
+      var harmlessList = $(root, "harmless-list");
+      clear(harmlessList);
+      harmless.forEach(function (f) {
+        var item = el("li", "tw-dx-harmless-item");
+        item.setAttribute("data-entry-id", f.id);
+        item.appendChild(link(f.path, f.title));
+        item.appendChild(
+          el(
+            "span",
+            "tw-muted",
+            " — " + f.count.toLocaleString("en-US") + " line" + (f.count === 1 ? "" : "s") +
+              "; first " + where(f.first)
+          )
+        );
+        harmlessList.appendChild(item);
+      });
+      $(root, "harmless").hidden = !harmless.length;
+
       var problems = $(root, "problems");
       clear(problems);
       result.problems.forEach(function (p) {
@@ -413,7 +432,7 @@
       $(root, "copied").textContent = "";
       results.hidden = false;
       say(
-        result.findings.length
+        rootCauses.length
           ? "Done: " + rootCauses.length + " root cause" + (rootCauses.length === 1 ? "" : "s") + " found."
           : "Done: no known failure matched."
       );

@@ -71,7 +71,9 @@
       why.className = "tw-sig-why";
       why.textContent = hit.roles.has("defining")
         ? "Its error signature matches" + (hit.lines.length > 1 || query.indexOf("\n") >= 0 ? " line " + hit.lines.join(", ") : "") + "."
-        : "A supporting line of this failure matches.";
+        : hit.roles.has("harmless")
+          ? "A harmless line that is often blamed matches: the failure is usually elsewhere."
+          : "A supporting line of this failure matches.";
       item.appendChild(why);
       list.appendChild(item);
     });

@@ -4,7 +4,7 @@
 //   {"version": 1, "max_line_bytes": 65536,
 //    "entries": {"<id>": {"title", "category", "severity", "quick_fix", "path",
 //                         "related": [], "collateral": []}},
-//    "signatures": [{"entry", "pattern", "role": "defining" | "context", "seen_in"}]}
+//    "signatures": [{"entry", "pattern", "role": "defining" | "context" | "harmless", "seen_in"}]}
 (function (root) {
   "use strict";
   var E = root.TrainwreckEngine || (root.TrainwreckEngine = {});
@@ -59,7 +59,10 @@
     data.signatures.forEach(function (sig, i) {
       check(isObject(sig) && typeof sig.pattern === "string", "signatures[" + i + "]: not a signature");
       check(sig.entry in entries, "signatures[" + i + "]: unknown entry " + JSON.stringify(sig.entry));
-      check(sig.role === "defining" || sig.role === "context", "signatures[" + i + "].role: not defining or context");
+      check(
+        sig.role === "defining" || sig.role === "context" || sig.role === "harmless",
+        "signatures[" + i + "].role: not defining, context or harmless"
+      );
       var matcher;
       try {
         matcher = new E.Matcher(sig.pattern);

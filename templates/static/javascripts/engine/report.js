@@ -229,11 +229,11 @@
       );
       out.push("");
     }
-    if (!diagnosis.findings.length) {
+    var roots = diagnosis.findings.filter(function (f) { return f.role === "root-cause"; });
+    if (!roots.length) {
       out.push("No known failure matched.");
       out.push("");
     }
-    var roots = diagnosis.findings.filter(function (f) { return f.role === "root-cause"; });
     var collateral = diagnosis.findings.filter(function (f) { return f.role === "collateral"; });
     roots.forEach(function (f) {
       var link = "[" + mdText(f.entry.title) + "](" + entryUrl(f.entry, baseUrl) + ")";
@@ -262,6 +262,21 @@
             plural(f.count, "line") + ": " + rankSummary(f.rankCounts) + " | " +
             codeSpan(masker.mask(f.first.file) + ":" + f.first.line) + " (" +
             mdText(where(f.first, masker)) + ") |"
+        );
+      });
+      out.push("");
+    }
+    var notCause = diagnosis.findings.filter(function (f) { return f.role === "not-the-cause"; });
+    if (notCause.length) {
+      out.push("### Not the cause");
+      out.push("");
+      out.push("Harmless lines that are often blamed for a failure; look elsewhere.");
+      out.push("");
+      notCause.forEach(function (f) {
+        var link = "[" + mdText(f.entry.title) + "](" + entryUrl(f.entry, baseUrl) + ")";
+        out.push(
+          "- " + link + " " + codeSpan(f.id) + ": " + plural(f.count, "line") + ", first " +
+            codeSpan(masker.mask(f.first.file) + ":" + f.first.line)
         );
       });
       out.push("");

@@ -1,6 +1,8 @@
 // Triage: group matched lines by entry, tell root causes from collateral, find the first rank.
 // A port of generator/diagnose/triage.py (the rules are in docs/diagnose.md, "How it decides"):
 //
+// - a line matching only harmless signatures makes a "not-the-cause" finding, listed last: never
+//   a root cause, never collateral, never the first failed rank (a defining hit wins);
 // - an entry is found when a line matches one of its defining signatures; context signatures
 //   only raise confidence;
 // - when A is found and lists B in `collateral`, B is collateral; in a cycle among the found
@@ -33,6 +35,7 @@
   function Tally(index) {
     this.index = index;
     this.defining = new Map(); // entry id -> {count, rankCounts: Map, firsts: Map}
+    this.harmless = new Map(); // the same, for lines that match only harmless signatures
     this.context = new Map(); // entry id -> lines
     this.hosts = new Set(); // every host read from a matched line, for masking reports
   }
@@ -49,11 +52,14 @@
     var hit = null;
     roles.forEach(function (found, entry) {
       if (found.has("context")) this.context.set(entry, (this.context.get(entry) || 0) + 1);
-      if (!found.has("defining")) return;
-      var tally = this.defining.get(entry);
+      var tallies;
+      if (found.has("defining")) tallies = this.defining;
+      else if (found.has("harmless")) tallies = this.harmless;
+      else return;
+      var tally = tallies.get(entry);
       if (tally === undefined) {
         tally = { count: 0, rankCounts: new Map(), firsts: new Map() };
-        this.defining.set(entry, tally);
+        tallies.set(entry, tally);
       }
       tally.count += 1;
       tally.rankCounts.set(match.rank, (tally.rankCounts.get(match.rank) || 0) + 1);
@@ -128,6 +134,13 @@
     tally.defining.forEach(function (t, entryId) {
       firsts.set(entryId, earliestFirst(Array.from(t.firsts.values()))[0]);
     });
+    var harmless = new Map();
+    var harmlessFirsts = new Map();
+    tally.harmless.forEach(function (t, entryId) {
+      if (tally.defining.has(entryId)) return;
+      harmless.set(entryId, t);
+      harmlessFirsts.set(entryId, earliestFirst(Array.from(t.firsts.values()))[0]);
+    });
     var ids = Array.from(firsts.keys());
     var key = sortKey(clockOf(Array.from(firsts.values())));
     var order = ids.slice().sort(function (a, b) {
@@ -157,7 +170,8 @@
     });
 
     function finding(entryId, role) {
-      var t = tally.defining.get(entryId);
+      var notCause = role === "not-the-cause";
+      var t = notCause ? harmless.get(entryId) : tally.defining.get(entryId);
       var numbered = [];
       t.rankCounts.forEach(function (count, rank) {
         if (rank !== null) numbered.push([rank, count]);
@@ -172,24 +186,28 @@
         count: t.count,
         ranks: numbered.map(function (rc) { return rc[0]; }),
         rankCounts: rankCounts,
-        first: firsts.get(entryId),
+        first: (notCause ? harmlessFirsts : firsts).get(entryId),
         streams: earliestFirst(Array.from(t.firsts.values())),
         contextLines: tally.context.get(entryId) || 0,
         causedBy: causedBy.get(entryId) || [],
       };
     }
 
-    function inOrder(list) {
-      var k = sortKey(clockOf(list.map(function (e) { return firsts.get(e); })));
+    function inOrder(list, of) {
+      of = of || firsts;
+      var k = sortKey(clockOf(list.map(function (e) { return of.get(e); })));
       return list.slice().sort(function (a, b) {
-        return compareKeys(k(firsts.get(a)), k(firsts.get(b))) || compareStrings(a, b);
+        return compareKeys(k(of.get(a)), k(of.get(b))) || compareStrings(a, b);
       });
     }
 
     var roots = inOrder(ids.filter(function (e) { return !causedBy.has(e); }));
     var collateral = inOrder(ids.filter(function (e) { return causedBy.has(e); }));
     var findings = roots.map(function (e) { return finding(e, "root-cause"); })
-      .concat(collateral.map(function (e) { return finding(e, "collateral"); }));
+      .concat(collateral.map(function (e) { return finding(e, "collateral"); }))
+      .concat(inOrder(Array.from(harmless.keys()), harmlessFirsts).map(function (e) {
+        return finding(e, "not-the-cause");
+      }));
     var ranked = [];
     roots.forEach(function (e) {
       tally.defining.get(e).firsts.forEach(function (h) {
