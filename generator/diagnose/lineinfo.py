@@ -23,6 +23,8 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
+from generator.diagnose.paste import unwrap
+
 HEAD_CHARS = 512
 
 _MONTHS = {name: i for i, name in enumerate(calendar.month_abbr) if name}
@@ -179,8 +181,18 @@ def _timestamp(rest: str) -> tuple[Timestamp | None, str | None]:
 
 def read_line(text: str) -> LineInfo:
     """Rank, time and host as the line itself states them (nothing inherited)."""
-    head = text[:HEAD_CHARS]
-    rest = head
+    return read_line_body(text)[0]
+
+
+def read_line_body(text: str) -> tuple[LineInfo, str]:
+    """`read_line`, and the line's own text after its wrappers and rank prefix (in the head).
+
+    The wrappers a paste adds (paste.py) come off first; a Kubernetes pod's index counts as a
+    rank prefix, and a timestamp that stood before the rank prefix is the line's time when the
+    line gives none after it.
+    """
+    unwrapped = unwrap(text[:HEAD_CHARS])
+    head = rest = unwrapped.text
     prefix_rank: int | None = None
     m = _SRUN.match(rest)
     if m is not None:
@@ -190,8 +202,13 @@ def read_line(text: str) -> LineInfo:
     if m is not None:
         prefix_rank = int(m.group(1))
         rest = rest.lstrip(" ")[m.end() :]
+    if prefix_rank is None:
+        prefix_rank = unwrapped.rank
+    body = rest
     rest = rest.lstrip(" ")
     time, host = _timestamp(rest)
+    if time is None and unwrapped.time_text is not None:
+        time, _ = _timestamp(unwrapped.time_text)
     if host is None:
         m = _NCCL_HOST.match(rest)
         if m is None:
@@ -199,10 +216,10 @@ def read_line(text: str) -> LineInfo:
             m = _NCCL_HOST.search(rest, 0, 200)
             if m is not None and m.start() > 0 and rest[m.start() - 1] not in " ]":
                 m = None
-        host = m.group(1) if m is not None else None
+        host = m.group(1) if m is not None else unwrapped.host
     m = _TEXT_RANK.search(head)
     text_rank = int(m.group(1)) if m is not None else None
-    return LineInfo(prefix_rank, text_rank, time, host)
+    return LineInfo(prefix_rank, text_rank, time, host), body
 
 
 _SUFFIXES = (".gz", ".bz2", ".xz", ".log", ".txt", ".out", ".err")

@@ -5,7 +5,11 @@ The JSON shape is a contract (tools depend on it) and carries nothing else:
     {"findings": [{"id", "title", "role": "root-cause" | "collateral" | "not-the-cause",
                    "count", "ranks",
                    "first": {"file", "line", "rank", "time", "text"}}],
-     "first_failed_rank": int | null}
+     "first_failed_rank": int | null,
+     "unrecognized": [{"file", "line", "rank", "time", "text",
+                       "kind": "python-exception" | "signal" | "xid" | "nccl-warn" | "error-line"}],
+     "launcher": [{"launcher": "torchrun" | "srun" | "mpirun" | "deepspeed", "rank", "local",
+                   "exitcode", "signal", "meaning", "root", "file", "line", "time", "text"}]}
 
 Log text is never markup here: rich output is built from Text objects, control characters are
 replaced before they reach a terminal, and Markdown code is fenced longer than any backtick
@@ -23,11 +27,29 @@ from rich.console import Group
 from rich.text import Text
 
 from generator.diagnose.index import IndexEntry
+from generator.diagnose.launcher import SIGNALS
 from generator.diagnose.scan import ScanStats
-from generator.diagnose.triage import Diagnosis, Finding, Hit
+from generator.diagnose.triage import UNRECOGNIZED, Diagnosis, Finding, Hit, Witness
 
 SHOWN_CHARS = 400
 _CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def _place(hit: Hit) -> dict[str, Any]:
+    return {
+        "file": hit.file,
+        "line": hit.line,
+        "rank": hit.rank,
+        "time": hit.time.text if hit.time else None,
+        "text": hit.text,
+    }
+
+
+def _signal_name(w: Witness) -> str | None:
+    number = w.signal if w.signal is not None else (-w.code if w.code and w.code < 0 else None)
+    if number is None and w.code is not None and w.code - 128 in SIGNALS:
+        number = w.code - 128
+    return SIGNALS.get(number, (f"signal {number}", ""))[0] if number is not None else None
 
 
 def to_json(diagnosis: Diagnosis) -> dict[str, Any]:
@@ -50,6 +72,20 @@ def to_json(diagnosis: Diagnosis) -> dict[str, Any]:
             for f in diagnosis.findings
         ],
         "first_failed_rank": diagnosis.first_failed_rank,
+        "unrecognized": [{**_place(u.hit), "kind": u.kind} for u in diagnosis.unrecognized],
+        "launcher": [
+            {
+                "launcher": w.launcher,
+                "rank": w.rank,
+                "local": w.local,
+                "exitcode": w.code,
+                "signal": _signal_name(w),
+                "meaning": w.meaning,
+                "root": w.root,
+                **_place(w.hit),
+            }
+            for w in diagnosis.witnesses
+        ],
     }
 
 
@@ -130,6 +166,12 @@ def stats_notes(stats: ScanStats, max_line_bytes: int) -> list[str]:
     ]
 
 
+def _causes(caused_by: Sequence[str]) -> str:
+    return ", ".join(
+        "an error the catalog lacks (see above)" if c == UNRECOGNIZED else c for c in caused_by
+    )
+
+
 # --- rich, for terminals ---------------------------------------------------------------------
 
 
@@ -144,15 +186,20 @@ def human_report(
         when = f", at {first.time.text}" if first.time else ""
         line.append(f"{when} ({first.file}:{first.line})")
         out.append(line)
+    witness = diagnosis.first_witness
+    if witness is not None:
+        out.append(_label("exit", f"{witness_says(witness)}", "red"))
     if not diagnosis.root_causes:
         out.append(Text(""))
         out.append(Text("No known failure matched.", style="bold"))
-        out.append(
-            Text(
-                "If this log shows a failure the catalog lacks, add an entry "
-                "(docs/entry-format.md)."
-            )
-        )
+        for u in diagnosis.unrecognized:
+            head = Text("UNRECOGNISED  ", style="bold red")
+            head.append(KIND_WORDS[u.kind], style="bold")
+            out.append(head)
+            out.append(_label("first", f"{u.hit.file}:{u.hit.line} ({_where(u.hit)})"))
+            out.append(_label("line", shown(u.hit.text), "cyan"))
+        for step in unrecognized_steps(diagnosis):
+            out.append(Text(step))
     for f in diagnosis.findings:
         out.append(Text(""))
         out.extend(_finding_lines(f, base_url))
@@ -160,6 +207,37 @@ def human_report(
         out.append(Text(""))
         out.append(Text(f"note: {note}", style="dim"))
     return Group(*out)
+
+
+KIND_WORDS = {
+    "python-exception": "a Python exception",
+    "signal": "a fatal signal",
+    "xid": "a GPU Xid error",
+    "nccl-warn": "an NCCL warning",
+    "error-line": "an error line",
+}
+
+
+def witness_says(w: Witness) -> str:
+    """`torchrun reports rank 2 (local rank) failed: exit code -11: SIGSEGV, ...`."""
+    local = " (a local rank)" if w.local else ""
+    return f"{w.launcher} reports rank {w.rank}{local} failed: {w.meaning}"
+
+
+def unrecognized_steps(diagnosis: Diagnosis) -> list[str]:
+    """What to say when the catalog has no entry: plainly that, and how to add one."""
+    if not diagnosis.unrecognized:
+        return [
+            "If this log shows a failure the catalog lacks, add an entry (docs/entry-format.md)."
+        ]
+    u = diagnosis.unrecognized[0]
+    return [
+        "The catalog has no entry for this error. To add one:",
+        f"  1. trainwreck new <id> --category <category> --from-log {u.hit.file}",
+        "  2. write the prose, check the drafted signature against the upstream source,",
+        "     and run trainwreck validate until it reports nothing",
+        "  (docs/entry-format.md describes every field)",
+    ]
 
 
 def _label(label: str, value: str, style: str = "") -> Text:
@@ -183,7 +261,7 @@ def _finding_lines(f: Finding, base_url: str) -> list[Text]:
     head.append(f"  {f.id} · severity {f.entry.severity}", style="dim")
     lines = [head]
     if f.caused_by:
-        lines.append(_label("cause", "collateral of " + ", ".join(f.caused_by)))
+        lines.append(_label("cause", "collateral of " + _causes(f.caused_by)))
     lines.append(_label("first", f"{f.first.file}:{f.first.line} ({_where(f.first)})"))
     lines.append(_label("line", shown(f.first.text), "cyan"))
     lines.append(_label("seen", f"{_plural(f.count, 'line')}: {rank_summary(f.rank_counts)}"))
@@ -216,6 +294,12 @@ def _md_text(text: str) -> str:
     return re.sub(r"([\\`*_\[\]<>|#])", r"\\\1", text)
 
 
+def _md_causes(caused_by: Sequence[str]) -> str:
+    return ", ".join(
+        "an unrecognised error" if c == UNRECOGNIZED else _code_span(c) for c in caused_by
+    )
+
+
 def markdown_report(
     diagnosis: Diagnosis, stats: ScanStats, base_url: str, notes: Sequence[str] = ()
 ) -> str:
@@ -228,9 +312,24 @@ def markdown_report(
             f"({_code_span(f'{first.file}:{first.line}')})"
         )
         out.append("")
+    if diagnosis.first_witness is not None:
+        out.append(f"Launcher: {_md_text(witness_says(diagnosis.first_witness))}.")
+        out.append("")
     if not diagnosis.root_causes:
         out.append("No known failure matched.")
         out.append("")
+        for u in diagnosis.unrecognized:
+            out.append(f"### Unrecognised: {KIND_WORDS[u.kind]}")
+            out.append("")
+            out.append(
+                f"- First seen: {_code_span(f'{u.hit.file}:{u.hit.line}')} "
+                f"({_md_text(_where(u.hit))})"
+            )
+            out.extend(_code_block(shown(u.hit.text), "  "))
+            out.append("")
+        if diagnosis.unrecognized:
+            out.extend(_md_text(step) for step in unrecognized_steps(diagnosis))
+            out.append("")
     for f in diagnosis.root_causes:
         link = f"[{_md_text(f.entry.title)}]({entry_url(f.entry, base_url)})"
         out.append(f"### Root cause: {link}")
@@ -253,7 +352,7 @@ def markdown_report(
         for f in diagnosis.collateral:
             link = f"[{_md_text(f.entry.title)}]({entry_url(f.entry, base_url)})"
             out.append(
-                f"| {link} {_code_span(f.id)} | {', '.join(_code_span(c) for c in f.caused_by)} "
+                f"| {link} {_code_span(f.id)} | {_md_causes(f.caused_by)} "
                 f"| {_plural(f.count, 'line')}: {rank_summary(f.rank_counts)} "
                 f"| {_code_span(f'{f.first.file}:{f.first.line}')} ({_md_text(_where(f.first))}) |"
             )

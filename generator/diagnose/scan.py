@@ -14,17 +14,30 @@ with U+FFFD for anything invalid. NUL bytes are ordinary characters.
 A line that gives no timestamp (a traceback line, say) takes the latest timestamp printed
 before it by the same stream (the same file and rank prefix), looking back at most
 `LOOKBACK_LINES` lines; hosts are inherited the same way.
+
+Besides the signatures' anchors, the prefilter looks for a fixed set of literals that the
+catalog does not own: the launcher lines of launcher.py (which rank died and how) and the
+evidence lines of evidence.py (what states an error the catalog may lack). Such a line is
+yielded even when no signature matches it. A Python traceback's final line holds no fixed
+literal, so from each `Traceback (most recent call last):` the scanner walks forward through
+the same stream's indented frames to it (`TRACEBACK_LINES` at most, across blocks). A line of a
+launcher's failure summary (`exitcode  : -11 (pid: ...)`) takes its rank from the summary's
+`rank      : 2 (local_rank: 2)` line just before it.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from generator.diagnose import evidence, launcher
+from generator.diagnose.evidence import Kind
 from generator.diagnose.index import SignatureIndex
-from generator.diagnose.lineinfo import HEAD_CHARS, Timestamp, read_line
+from generator.diagnose.launcher import LaunchReport, read_launch
+from generator.diagnose.lineinfo import HEAD_CHARS, Timestamp, read_line, read_line_body
+from generator.diagnose.paste import unwrap
 from generator.diagnose.prefilter import Prefilter, make_prefilter
 
 CHUNK_BYTES = 4 << 20
@@ -32,6 +45,10 @@ LOOKBACK_BYTES = 64 << 10
 LOOKBACK_LINES = 64
 BINARY_SAMPLE = 8192
 BINARY_RATIO = 0.3
+TRACEBACK_LINES = 400  # a traceback's final line is looked for this far after its first
+SUMMARY_BYTES = 2048  # a summary field takes the rank of a `rank :` line this close before it
+# The literals the scanner looks for besides the signatures' anchors, in a fixed order.
+EXTRA_ANCHORS: tuple[str, ...] = tuple(dict.fromkeys((*launcher.ANCHORS, *evidence.ANCHORS)))
 
 _CSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 # Control bytes that text logs do not contain (TAB, LF, VT, FF, CR, BS and ESC are allowed).
@@ -52,12 +69,15 @@ class LineMatch:
     file_index: int  # input order, for ordering by position
     line: int  # 1-based, counting LF
     offset: int  # of the line in the (decompressed) stream: orders lines split by CR
-    text: str
-    signatures: tuple[int, ...]  # numbers of the signatures that match, ascending
+    text: str  # as the software printed it: a paste's wrappers taken off (paste.py)
+    signatures: tuple[int, ...]  # numbers of the signatures that match, ascending (or none)
     rank: int | None
     stream: int | None  # the line's rank prefix: lines of one stream share it
     time: Timestamp | None
     host: str | None
+    evidence: Kind | None = None  # the line states an error (evidence.py)
+    launch: LaunchReport | None = None  # a launcher's report on a rank (launcher.py)
+    rank_from_launcher: bool = False  # the rank is the one a launcher line names
 
 
 @dataclass
@@ -157,14 +177,22 @@ class _FileState:
     file_rank: int | None
     memos: dict[int | None, _Memo] = field(default_factory=dict)
     prev_tail: bytes = b""  # the last LOOKBACK_BYTES before the current block
+    # Streams whose traceback's final line is still ahead: lines left to look through.
+    tracebacks: dict[int | None, int] = field(default_factory=dict)
+    # The last summary `rank :` line of a launcher: (offset, rank, inside Root Cause).
+    summary: tuple[int, int, bool] | None = None
+    root_next: bool = False  # a Root Cause header was read; its rank line is next
 
 
 class Scanner:
     def __init__(self, index: SignatureIndex, prefilter: Prefilter | None = None) -> None:
         self.index = index
         self.cap = index.max_line_bytes
-        self.prefilter = prefilter or make_prefilter(index.anchors)
-        self._anchor_len = tuple(len(a) for a in index.anchors)
+        extra = tuple(a.encode() for a in EXTRA_ANCHORS)
+        self._first_extra = len(index.anchors)
+        self._traceback_anchor = self._first_extra + EXTRA_ANCHORS.index(evidence.TRACEBACK)
+        self.prefilter = prefilter or make_prefilter((*index.anchors, *extra))
+        self._anchor_len = tuple(len(a) for a in (*index.anchors, *extra))
 
     def scan(
         self,
@@ -252,29 +280,86 @@ class Scanner:
         if b"\x1b" in block:
             block = _CSI.sub(b"", block)
         found = self.prefilter.scan(block)
-        if found:
-            starts: dict[int, set[int]] = {}
-            for anchor, end in found:
-                start = _line_start(block, end - self._anchor_len[anchor], 0, has_cr)
-                starts.setdefault(start, set()).add(anchor)
+        starts: dict[int, set[int]] = {}
+        for anchor, end in found:
+            start = _line_start(block, end - self._anchor_len[anchor], 0, has_cr)
+            starts.setdefault(start, set()).add(anchor)
+        exceptions = self._exception_lines(block, starts, state, has_cr)
+        if starts:
+            first_extra = self._first_extra
+            by_anchor = self.index.by_anchor
+            signatures = self.index.signatures
             counted_to, line = 0, line_base
             for start in sorted(starts):
                 line += block.count(b"\n", counted_to, start)
                 counted_to = start
                 end = min(_line_end(block, start, has_cr), start + cap)
                 text = block[start:end].decode("utf-8", "replace")
+                anchors = starts[start]
                 numbers = sorted(
                     n
-                    for anchor in starts[start]
-                    for n in self.index.by_anchor[anchor]
-                    if self.index.signatures[n].matcher.search(text)
+                    for anchor in anchors
+                    if anchor < first_extra
+                    for n in by_anchor[anchor]
+                    if signatures[n].matcher.search(text)
                 )
-                if numbers:
-                    yield self._match(block, start, offset_base, line, text, numbers, state)
+                extra = start in exceptions or max(anchors) >= first_extra
+                if numbers or extra:
+                    match = self._match(
+                        block, start, offset_base, line, text, numbers, state, extra, exceptions
+                    )
+                    if match is not None:
+                        yield match
         # The last LOOKBACK_BYTES before the next block, however small the blocks are.
         joined = state.prev_tail + block if len(block) < LOOKBACK_BYTES else block
         state.prev_tail = joined[-LOOKBACK_BYTES:]
         return len(block)
+
+    def _exception_lines(
+        self, block: bytes, starts: dict[int, set[int]], state: _FileState, has_cr: bool
+    ) -> set[int]:
+        """The starts of the final lines of the tracebacks this block holds or continues,
+        added to `starts`: each is read once, in order, like any other candidate line."""
+        found: set[int] = set()
+        walks: list[tuple[int, int | None, int]] = [
+            (0, stream, left) for stream, left in state.tracebacks.items()
+        ]
+        state.tracebacks = {}
+        for start, anchors in starts.items():
+            if self._traceback_anchor in anchors:
+                end = _line_end(block, start, has_cr)
+                head = block[start : min(end, start + HEAD_CHARS)].decode("utf-8", "replace")
+                info, rest = read_line_body(head)
+                if evidence.body_of(rest).startswith(evidence.TRACEBACK):
+                    walks.append((end + 1, info.prefix_rank, TRACEBACK_LINES))
+        walks.sort(key=lambda w: w[0])
+        waiting: set[int | None] = set()
+        for pos, stream, left in walks:
+            if stream in waiting:
+                continue
+            size = len(block)
+            while left > 0 and pos < size:
+                end = _line_end(block, pos, has_cr)
+                head = block[pos : min(end, pos + HEAD_CHARS)].decode("utf-8", "replace")
+                line_start, pos = pos, end + 1
+                info, rest = read_line_body(head)
+                if info.prefix_rank != stream:
+                    continue
+                left -= 1
+                body = evidence.body_of(rest)
+                if not body.strip() or evidence.is_frame(body):
+                    continue
+                if body.startswith(evidence.TRACEBACK):
+                    continue  # a traceback printed inside another (chained): keep going
+                if evidence.is_exception_line(body):
+                    found.add(line_start)
+                    starts.setdefault(line_start, set())
+                left = 0
+            if left > 0:
+                # The block ended inside the traceback: go on at the start of the next one.
+                state.tracebacks[stream] = left
+                waiting.add(stream)
+        return found
 
     def _match(
         self,
@@ -285,8 +370,31 @@ class Scanner:
         text: str,
         numbers: list[int],
         state: _FileState,
-    ) -> LineMatch:
-        info = read_line(text)
+        extra: bool = False,
+        exceptions: set[int] | frozenset[int] = frozenset(),
+    ) -> LineMatch | None:
+        info, rest = read_line_body(text)
+        kind: Kind | None = None
+        launch: LaunchReport | None = None
+        launch_rank: int | None = None
+        if extra:
+            body = evidence.body_of(rest)
+            launch = read_launch(body)
+            offset = offset_base + start
+            if launch is not None:
+                launch_rank = self._summary_rank(launch, offset, state)
+                if launch.summary in ("rank", "field") and launch_rank is not None:
+                    root = state.summary is not None and state.summary[2]
+                    launch = replace(launch, rank=launch_rank, root=root)
+            if start in exceptions:
+                kind = "python-exception"
+            else:
+                signal = launch is not None and launch.signal is not None
+                kind = evidence.classify(body, signal)
+            if launch is not None and launch.summary in ("root-header", "other-header"):
+                launch = None
+            if not numbers and kind is None and (launch is None or not launch.failed):
+                return None
         stream = info.prefix_rank
         time, host = info.time, info.host
         memo = state.memos.get(stream)
@@ -299,7 +407,11 @@ class Scanner:
         offset = offset_base + start
         state.memos[stream] = _Memo(offset, time, host)
         rank = next(
-            (r for r in (info.prefix_rank, state.file_rank, info.text_rank) if r is not None),
+            (
+                r
+                for r in (info.prefix_rank, launch_rank, state.file_rank, info.text_rank)
+                if r is not None
+            ),
             None,
         )
         return LineMatch(
@@ -307,13 +419,36 @@ class Scanner:
             state.file_index,
             line,
             offset,
-            text,
+            unwrap(text).text,
             tuple(numbers),
             rank,
             stream,
             time,
             host,
+            kind,
+            launch,
+            info.prefix_rank is None and launch_rank is not None,
         )
+
+    @staticmethod
+    def _summary_rank(launch: LaunchReport, offset: int, state: _FileState) -> int | None:
+        """The rank a launcher line names, or inherits from its summary block's `rank :` line;
+        headers only mark which block the next `rank :` line opens."""
+        if launch.summary == "root-header":
+            state.root_next = True
+            return None
+        if launch.summary == "other-header":
+            state.root_next = False
+            return None
+        if launch.summary == "rank" and launch.rank is not None:
+            state.summary = (offset, launch.rank, state.root_next)
+            state.root_next = False
+            return launch.rank
+        if launch.summary == "field":
+            if state.summary is not None and offset - state.summary[0] <= SUMMARY_BYTES:
+                return state.summary[1]
+            return None
+        return launch.rank
 
     def _look_back(
         self, block: bytes, start: int, offset_base: int, stream: int | None, state: _FileState

@@ -13,7 +13,21 @@
   wall-clock times, else wall-clock times without the year (glog, syslog), else seconds since
   boot when all lines come from one file; otherwise it compares position (input order, then
   place in the file). This is TorchElastic's smallest-timestamp rule for the first failure.
-- The first failed rank is the rank of the earliest root-cause line that names a rank.
+- The first failed rank is the rank of the earliest root-cause line that names a rank by its
+  prefix, path or message; else the rank a launcher reports as its first failure (the Root
+  Cause block of torchrun's summary, else the earliest launcher report, global ranks before
+  local ones); else the rank of the unrecognised error below.
+- Launchers are witnesses (launcher.py): their reports of a rank that exited badly are listed
+  with what the exit code or signal means, and name the rank of the launcher lines that
+  signatures match.
+- A failure the catalog lacks is still a diagnosis. Lines that state an error (evidence.py) and
+  match no defining or harmless signature are kept, the first of each kind per stream. A
+  strong one (a Python exception, a fatal signal, an Xid) that comes before a root cause which
+  some entry declares as collateral (a watchdog timeout, torchrun's ChildFailedError) makes
+  that finding collateral of the unrecognised error. When no root cause is left and something
+  shows that a rank failed (a strong line, or a launcher's report), the failed rank's most
+  telling line is reported as `unrecognized`: its Python exception, else its fatal signal, Xid,
+  NCCL WARN or `error:` line. Weak lines alone (a healthy run's warnings) report nothing.
 
 Memory stays bounded whatever the size of the log: per entry, a count per rank and the first
 matching line of each (file, rank) stream, which within a stream is also the earliest.
@@ -26,11 +40,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from generator.diagnose.evidence import KINDS, STRONG, Kind
 from generator.diagnose.index import IndexEntry, SignatureIndex
+from generator.diagnose.launcher import LauncherName, exit_meaning
 from generator.diagnose.lineinfo import Timestamp
 from generator.diagnose.scan import LineMatch
 
 Role = Literal["root-cause", "collateral", "not-the-cause"]
+# What a finding made collateral by an unrecognised error names as its cause.
+UNRECOGNIZED = "unrecognized"
 
 
 @dataclass(frozen=True)
@@ -43,10 +61,46 @@ class Hit:
     time: Timestamp | None
     host: str | None
     text: str
+    rank_from_launcher: bool = False
 
     @classmethod
     def of(cls, m: LineMatch) -> Hit:
-        return cls(m.file, m.file_index, m.line, m.offset, m.rank, m.time, m.host, m.text)
+        return cls(
+            m.file,
+            m.file_index,
+            m.line,
+            m.offset,
+            m.rank,
+            m.time,
+            m.host,
+            m.text,
+            m.rank_from_launcher,
+        )
+
+
+@dataclass(frozen=True)
+class Witness:
+    """What a launcher reports about one rank: the first line of the report, and its exit."""
+
+    launcher: LauncherName
+    rank: int
+    local: bool  # a local rank (torchrun's agent line, DeepSpeed), not the global one
+    code: int | None
+    signal: int | None
+    root: bool  # the summary's Root Cause block: the launcher's first observed failure
+    hit: Hit
+
+    @property
+    def meaning(self) -> str:
+        return exit_meaning(self.code, self.signal)
+
+
+@dataclass(frozen=True)
+class Unrecognized:
+    """The line that most likely states an error the catalog has no entry for."""
+
+    kind: Kind
+    hit: Hit
 
 
 @dataclass
@@ -64,6 +118,10 @@ class Tally:
         self.defining: dict[str, _Tally] = {}
         self.harmless: dict[str, _Tally] = {}
         self.context: Counter[str] = Counter()
+        # Per stream (file, rank), the first evidence line of each kind.
+        self.evidence: dict[tuple[int, int | None], dict[Kind, Hit]] = {}
+        # Per (file, rank, local), the launcher's report, merged over its lines.
+        self.witnesses: dict[tuple[int, int, bool], Witness] = {}
 
     def add(self, match: LineMatch) -> None:
         roles: dict[str, set[str]] = {}
@@ -71,6 +129,8 @@ class Tally:
             sig = self.index.signatures[number]
             roles.setdefault(sig.entry, set()).add(sig.role)
         hit: Hit | None = None
+        if match.evidence is not None or match.launch is not None:
+            hit = self._witness(match, roles)
         for entry, found in roles.items():
             if "context" in found:
                 self.context[entry] += 1
@@ -87,6 +147,40 @@ class Tally:
             if stream not in tally.firsts:
                 hit = hit or Hit.of(match)
                 tally.firsts[stream] = hit
+
+    def _witness(self, match: LineMatch, roles: dict[str, set[str]]) -> Hit:
+        hit = Hit.of(match)
+        known = any(r in ("defining", "harmless") for found in roles.values() for r in found)
+        launch = match.launch
+        # A launcher's own `error:` line is its report, not the error it reports.
+        own = launch is not None and match.evidence == "error-line"
+        if match.evidence is not None and not known and not own:
+            kinds = self.evidence.setdefault((match.file_index, match.rank), {})
+            kinds.setdefault(match.evidence, hit)
+        if launch is not None and launch.rank is not None and launch.failed:
+            key = (match.file_index, launch.rank, launch.local)
+            seen = self.witnesses.get(key)
+            if seen is None:
+                self.witnesses[key] = Witness(
+                    launch.launcher,
+                    launch.rank,
+                    launch.local,
+                    launch.code,
+                    launch.signal,
+                    launch.root,
+                    hit,
+                )
+            else:
+                self.witnesses[key] = Witness(
+                    seen.launcher,
+                    seen.rank,
+                    seen.local,
+                    seen.code if seen.code is not None else launch.code,
+                    seen.signal if seen.signal is not None else launch.signal,
+                    seen.root or launch.root,
+                    seen.hit,
+                )
+        return hit
 
     def add_all(self, matches: Iterable[LineMatch]) -> Tally:
         for match in matches:
@@ -112,6 +206,9 @@ class Diagnosis:
     findings: tuple[Finding, ...]
     first_failed_rank: int | None
     first_failure: Hit | None  # the line that names the first failed rank
+    unrecognized: tuple[Unrecognized, ...] = ()
+    witnesses: tuple[Witness, ...] = ()  # the launcher's first failure first
+    first_witness: Witness | None = None  # the launcher's report on the first failed rank
 
     @property
     def root_causes(self) -> tuple[Finding, ...]:
@@ -209,14 +306,70 @@ def triage(tally: Tally) -> Diagnosis:
         return sorted(ids, key=lambda e: (k(of[e]), e))
 
     roots = in_order([e for e in firsts if e not in caused_by])
-    collateral = in_order([e for e in firsts if e in caused_by])
+    evidence = [
+        Unrecognized(kind, hit) for kinds in tally.evidence.values() for kind, hit in kinds.items()
+    ]
+    strong = earliest_first([u.hit for u in evidence if u.kind in STRONG])
+    if strong:
+        # An error the catalog lacks, before a failure known to be collateral: the watchdog
+        # timeouts and ChildFailedError that follow a rank's death are not its cause.
+        known_collateral = {b for e in index.entries.values() for b in e.collateral}
+        for e in list(roots):
+            if e in known_collateral and earliest_first([firsts[e], strong[0]])[0] is strong[0]:
+                roots.remove(e)
+                caused_by[e] = [UNRECOGNIZED]
+        collateral = in_order([e for e in firsts if e in caused_by])
+    else:
+        collateral = in_order([e for e in firsts if e in caused_by])
     findings = [finding(e, "root-cause") for e in roots]
     findings += [finding(e, "collateral") for e in collateral]
     findings += [finding(e, "not-the-cause") for e in in_order(list(harmless), harmless_firsts)]
-    ranked = [h for e in roots for h in tally.defining[e].firsts.values() if h.rank is not None]
-    first_failure = earliest_first(ranked)[0] if ranked else None
+    witnesses = _order_witnesses(list(tally.witnesses.values()))
+    verdict = witnesses[0] if witnesses else None
+    unrecognized: tuple[Unrecognized, ...] = ()
+    first_failure: Hit | None = None
+    if roots:
+        ranked = [
+            h
+            for e in roots
+            for h in tally.defining[e].firsts.values()
+            if h.rank is not None and not h.rank_from_launcher
+        ]
+        if ranked:
+            first_failure = earliest_first(ranked)[0]
+        elif verdict is not None:
+            first_failure = verdict.hit
+    elif strong or verdict is not None:
+        if verdict is not None:
+            rank: int | None = verdict.rank
+        else:
+            rank = strong[0].rank
+        mine = [u for u in evidence if u.hit.rank == rank]
+        if mine:
+            best = min(KINDS.index(u.kind) for u in mine)
+            picked = [u for u in mine if KINDS.index(u.kind) == best]
+            first = earliest_first([u.hit for u in picked])[0]
+            unrecognized = tuple(u for u in picked if u.hit is first)
+        if verdict is not None:
+            first_failure = verdict.hit
+        elif unrecognized and rank is not None:
+            first_failure = unrecognized[0].hit
+    first_witness = next(
+        (w for w in witnesses if first_failure is not None and w.rank == first_failure.rank),
+        None,
+    )
     return Diagnosis(
         tuple(findings),
         first_failure.rank if first_failure is not None else None,
         first_failure,
+        unrecognized,
+        tuple(witnesses),
+        first_witness,
     )
+
+
+def _order_witnesses(witnesses: list[Witness]) -> list[Witness]:
+    """The launcher's verdict first: its Root Cause block, then global ranks before local ones,
+    each earliest first (a torchrun agent's `local_rank` is the global rank only on one node)."""
+    order = {id(h): i for i, h in enumerate(earliest_first([w.hit for w in witnesses]))}
+    return sorted(witnesses, key=lambda w: (not w.root, w.local, order[id(w.hit)], w.rank))

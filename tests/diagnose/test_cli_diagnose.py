@@ -35,6 +35,37 @@ OOM_STORM = (
 WATCHDOG_TITLE = "NCCL watchdog timeout: Watchdog caught collective operation timeout"
 
 
+NOTHING = {"findings": [], "first_failed_rank": None, "unrecognized": [], "launcher": []}
+EXIT_1 = "exit code 1: the program stopped with an error; its own output says which"
+
+
+def witness(
+    launcher: str,
+    rank: int,
+    local: bool,
+    code: int,
+    root: bool,
+    file: str,
+    line: int,
+    time: str | None,
+    text: str,
+) -> dict[str, Any]:
+    """A launcher's report, as the JSON lists it (exit code 1: no signal)."""
+    return {
+        "launcher": launcher,
+        "rank": rank,
+        "local": local,
+        "exitcode": code,
+        "signal": None,
+        "meaning": EXIT_1,
+        "root": root,
+        "file": file,
+        "line": line,
+        "time": time,
+        "text": text,
+    }
+
+
 def watchdog(prefix: str, stamp: str, rank: int, seq: int, op: str, numel: str, ran: int) -> str:
     """A real watchdog line; `numel` is "in" or "in/out" when they differ."""
     numel_in, _, numel_out = numel.partition("/")
@@ -125,6 +156,35 @@ GOLDEN: dict[str, dict[str, Any]] = {
             ),
         ],
         "first_failed_rank": 2,
+        "unrecognized": [],
+        # torchrun's summary names rank 2 (global) in its Root Cause block; its agent line
+        # names local rank 2.
+        "launcher": [
+            witness(
+                "torchrun",
+                2,
+                False,
+                1,
+                True,
+                "torchrun/train.log",
+                65,
+                "2024-06-26T06:23:58",
+                "  exitcode  : 1 (pid: 20313)",
+            ),
+            witness(
+                "torchrun",
+                2,
+                True,
+                1,
+                False,
+                "torchrun/train.log",
+                52,
+                "--06-26T06:23:58.213000",
+                "E0626 06:23:58.213000 140213 torch/distributed/elastic/multiprocessing/api.py:"
+                "833] failed (exitcode: 1) local_rank: 2 (pid: 20313) of binary: "
+                "/usr/bin/python3",
+            ),
+        ],
     },
     # srun --label: "N: " prefixes, Python logging times, NCCL host prefixes, CRLF endings.
     "srun": {
@@ -180,6 +240,20 @@ GOLDEN: dict[str, dict[str, Any]] = {
             ),
         ],
         "first_failed_rank": 5,
+        "unrecognized": [],
+        "launcher": [
+            witness(
+                "srun",
+                5,
+                False,
+                1,
+                False,
+                "srun/slurm-4242.out",
+                46,
+                None,
+                "srun: error: gpu-node-02: task 5: Exited with exit code 1",
+            ),
+        ],
     },
     # One file per rank (rankN.log), ISO 8601 times with a zone, traceback lines without.
     "per-rank": {
@@ -222,6 +296,8 @@ GOLDEN: dict[str, dict[str, Any]] = {
             ),
         ],
         "first_failed_rank": 1,
+        "unrecognized": [],
+        "launcher": [],
     },
 }
 
@@ -258,6 +334,8 @@ STORM = {
         ),
     ],
     "first_failed_rank": 5,
+    "unrecognized": [],
+    "launcher": [],
 }
 
 
@@ -328,6 +406,9 @@ def test_markdown_report(logs: Path, capsys: pytest.CaptureFixture[str]) -> None
         "",
         "**First failed rank: 2** at 2024-06-26T06:13:55.516 (`torchrun/train.log:39`)",
         "",
+        "Launcher: torchrun reports rank 2 failed: exit code 1: the program stopped with an "
+        "error; its own output says which.",
+        "",
         "### Root cause: [CUDA out of memory](failures/cuda-out-of-memory/)",
         "",
         "- Entry: `cuda-out-of-memory`, severity high",
@@ -370,7 +451,7 @@ def test_nothing_found_is_said_plainly_and_exits_zero(
         "",
     )
     assert main(["diagnose", "--index", INDEX, "--json", "healthy.log"]) == 0
-    assert json.loads(capsys.readouterr().out) == {"findings": [], "first_failed_rank": None}
+    assert json.loads(capsys.readouterr().out) == NOTHING
 
 
 def test_fail_on_match_exits_one_when_a_known_failure_is_found(
@@ -434,7 +515,7 @@ def test_binary_noise(logs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, report, err = diagnose_json(capsys, "core.bin")
     assert (code, report, err) == (
         2,
-        {"findings": [], "first_failed_rank": None},
+        NOTHING,
         "trainwreck: core.bin: does not look like a text log (binary data)\n",
     )
 
@@ -454,7 +535,7 @@ def test_a_folder_of_only_binary_files(logs: Path, capsys: pytest.CaptureFixture
     (logs / "dumps").mkdir()
     (logs / "dumps/core.1").write_bytes(b"\x00" * 10000)
     code, report, err = diagnose_json(capsys, "dumps")
-    assert (code, report) == (2, {"findings": [], "first_failed_rank": None})
+    assert (code, report) == (2, NOTHING)
     assert err == (
         "trainwreck: note: dumps/core.1: does not look like a text log (binary data); skipped\n"
         "trainwreck: dumps: no text logs to diagnose\n"

@@ -34,6 +34,8 @@ RUN = (
 )
 MAX_RSS_MIB = 200
 
+NOTHING = {"findings": [], "first_failed_rank": None, "unrecognized": [], "launcher": []}
+
 
 def diagnose(*args: str, stdin: bytes | None = None) -> tuple[int, dict[str, object], str, int]:
     proc = subprocess.run(
@@ -102,7 +104,7 @@ def test_an_empty_file_is_read_and_nothing_is_found(tmp_path: Path) -> None:
     log = tmp_path / "empty.log"
     log.write_bytes(b"")
     rc, report, _, _ = diagnose(str(log), "--json")
-    assert (rc, report) == (0, {"findings": [], "first_failed_rank": None})
+    assert (rc, report) == (0, NOTHING)
 
 
 def test_an_unreadable_file_is_a_clear_error(tmp_path: Path) -> None:

@@ -1,0 +1,419 @@
+"""Launchers are witnesses, and a failure the catalog lacks is still a diagnosis.
+
+The logs in tests/fixtures/launchers/ hold launcher output in the wording of each launcher's
+source (README.md there says where each line comes from): torchrun's agent line and failure
+summary in PyTorch 2.x form (`rank      : 2 (local_rank: 2)`, Root Cause last) and in PyTorch
+1.9 form (`rank: 1 (local_rank: 1)`, Root Cause first), Slurm srun's task errors, Open MPI's
+mpirun notice and DeepSpeed's launcher. Each is diagnosed with the small test catalog
+(catalog.py), which knows none of these failures except torchrun's ChildFailedError and the
+NCCL watchdog timeout, and each test asserts the complete JSON diagnosis.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from catalog import index
+
+from generator.diagnose.engine import LogBytes, diagnose_logs
+from generator.diagnose.report import to_json
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "launchers"
+INDEX = index()
+
+
+def diagnose(name: str) -> dict[str, Any]:
+    raw = (FIXTURES / name).read_bytes()
+    return to_json(diagnose_logs(INDEX, [LogBytes(name, raw)]).diagnosis)
+
+
+EXPECTED = {
+    "deepspeed-killed.log": {
+        "findings": [],
+        "first_failed_rank": 1,
+        "unrecognized": [
+            {
+                "file": "deepspeed-killed.log",
+                "line": 2,
+                "rank": 1,
+                "time": "2023-11-28T10:00:34.590",
+                "text": "[2023-11-28 10:00:34,590] [ERROR] "
+                "[launch.py:321:sigkill_handler] "
+                "['/usr/bin/python3', '-u', 'finetune.py', "
+                "'--local_rank=1', '--deepspeed', "
+                "'ds_config.json'] exits with return code "
+                "= -9",
+                "kind": "signal",
+            }
+        ],
+        "launcher": [
+            {
+                "launcher": "deepspeed",
+                "rank": 1,
+                "local": True,
+                "exitcode": -9,
+                "signal": "SIGKILL",
+                "meaning": "exit code -9: SIGKILL, killed from "
+                "outside: most often the host's "
+                "out-of-memory killer, else the scheduler",
+                "root": False,
+                "file": "deepspeed-killed.log",
+                "line": 2,
+                "time": "2023-11-28T10:00:34.590",
+                "text": "[2023-11-28 10:00:34,590] [ERROR] "
+                "[launch.py:321:sigkill_handler] "
+                "['/usr/bin/python3', '-u', 'finetune.py', "
+                "'--local_rank=1', '--deepspeed', "
+                "'ds_config.json'] exits with return code = "
+                "-9",
+            }
+        ],
+    },
+    "mpirun-abort.log": {
+        "findings": [],
+        "first_failed_rank": 1,
+        "unrecognized": [
+            {
+                "file": "mpirun-abort.log",
+                "line": 9,
+                "rank": 1,
+                "time": None,
+                "text": "mpirun noticed that process rank 1 with PID "
+                "21755 on node gpu01 exited on signal 6 "
+                "(Aborted).",
+                "kind": "signal",
+            }
+        ],
+        "launcher": [
+            {
+                "launcher": "mpirun",
+                "rank": 1,
+                "local": False,
+                "exitcode": None,
+                "signal": "SIGABRT",
+                "meaning": "SIGABRT, the process aborted itself: an "
+                "uncaught C++ exception, a failed assertion, or "
+                "the NCCL watchdog tearing it down after a "
+                "collective failed",
+                "root": False,
+                "file": "mpirun-abort.log",
+                "line": 9,
+                "time": None,
+                "text": "mpirun noticed that process rank 1 with PID 21755 "
+                "on node gpu01 exited on signal 6 (Aborted).",
+            }
+        ],
+    },
+    "srun-segfault.out": {
+        "findings": [],
+        "first_failed_rank": 3,
+        "unrecognized": [
+            {
+                "file": "srun-segfault.out",
+                "line": 5,
+                "rank": 3,
+                "time": None,
+                "text": "srun: error: gpu-node-02: task 3: Segmentation fault (core dumped)",
+                "kind": "signal",
+            }
+        ],
+        "launcher": [
+            {
+                "launcher": "srun",
+                "rank": 3,
+                "local": False,
+                "exitcode": None,
+                "signal": "SIGSEGV",
+                "meaning": "SIGSEGV, segmentation fault: native code (a "
+                "CUDA or NCCL library, an extension, a data "
+                "loader worker) touched memory it does not own",
+                "root": False,
+                "file": "srun-segfault.out",
+                "line": 5,
+                "time": None,
+                "text": "srun: error: gpu-node-02: task 3: Segmentation fault (core dumped)",
+            },
+            {
+                "launcher": "srun",
+                "rank": 0,
+                "local": False,
+                "exitcode": None,
+                "signal": "SIGTERM",
+                "meaning": "SIGTERM, asked to stop: the launcher or "
+                "scheduler ended it, usually after another "
+                "rank failed or at the time limit",
+                "root": False,
+                "file": "srun-segfault.out",
+                "line": 8,
+                "time": "2024-06-27T03:12:40",
+                "text": "srun: error: gpu-node-01: tasks 0-2: Terminated",
+            },
+        ],
+    },
+    "torchrun-1.9-summary.log": {
+        "findings": [],
+        "first_failed_rank": 1,
+        "unrecognized": [
+            {
+                "file": "torchrun-1.9-summary.log",
+                "line": 5,
+                "rank": 1,
+                "time": None,
+                "text": "[default1]:RuntimeError: mat1 and "
+                "mat2 shapes cannot be multiplied "
+                "(64x512 and 256x10)",
+                "kind": "python-exception",
+            }
+        ],
+        "launcher": [
+            {
+                "launcher": "torchrun",
+                "rank": 1,
+                "local": False,
+                "exitcode": 1,
+                "signal": None,
+                "meaning": "exit code 1: the program stopped with "
+                "an error; its own output says which",
+                "root": True,
+                "file": "torchrun-1.9-summary.log",
+                "line": 14,
+                "time": "2021-07-14T10:23:34",
+                "text": "  exitcode: 1 (pid: 3391)",
+            },
+            {
+                "launcher": "torchrun",
+                "rank": 1,
+                "local": True,
+                "exitcode": 1,
+                "signal": None,
+                "meaning": "exit code 1: the program stopped with "
+                "an error; its own output says which",
+                "root": False,
+                "file": "torchrun-1.9-summary.log",
+                "line": 6,
+                "time": None,
+                "text": "ERROR:torch.distributed.elastic.multiprocessing.api:failed "
+                "(exitcode: 1) local_rank: 1 (pid: 3391) "
+                "of binary: /usr/bin/python3",
+            },
+        ],
+    },
+    "torchrun-2-gloo-sigsegv.log": {
+        "findings": [
+            {
+                "id": "elastic-child-failed",
+                "title": "torchrun ChildFailedError",
+                "role": "collateral",
+                "count": 1,
+                "ranks": [],
+                "first": {
+                    "file": "torchrun-2-gloo-sigsegv.log",
+                    "line": 26,
+                    "rank": None,
+                    "time": "--03-15T10:02:16.452000",
+                    "text": "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+                },
+            }
+        ],
+        "first_failed_rank": 2,
+        "unrecognized": [
+            {
+                "file": "torchrun-2-gloo-sigsegv.log",
+                "line": 20,
+                "rank": 2,
+                "time": "--03-15T10:02:16.452000",
+                "text": "E0315 10:02:16.452000 4101 "
+                "torch/distributed/elastic/multiprocessing/api.py:869] "
+                "failed (exitcode: -11) local_rank: "
+                "2 (pid: 4162) of binary: "
+                "/usr/bin/python3",
+                "kind": "signal",
+            }
+        ],
+        "launcher": [
+            {
+                "launcher": "torchrun",
+                "rank": 2,
+                "local": False,
+                "exitcode": -11,
+                "signal": "SIGSEGV",
+                "meaning": "exit code -11: SIGSEGV, "
+                "segmentation fault: native code (a "
+                "CUDA or NCCL library, an extension, "
+                "a data loader worker) touched "
+                "memory it does not own",
+                "root": True,
+                "file": "torchrun-2-gloo-sigsegv.log",
+                "line": 38,
+                "time": "2025-03-15T10:02:16",
+                "text": "  exitcode  : -11 (pid: 4162)",
+            },
+            {
+                "launcher": "torchrun",
+                "rank": 2,
+                "local": True,
+                "exitcode": -11,
+                "signal": "SIGSEGV",
+                "meaning": "exit code -11: SIGSEGV, "
+                "segmentation fault: native code (a "
+                "CUDA or NCCL library, an extension, "
+                "a data loader worker) touched "
+                "memory it does not own",
+                "root": False,
+                "file": "torchrun-2-gloo-sigsegv.log",
+                "line": 20,
+                "time": "--03-15T10:02:16.452000",
+                "text": "E0315 10:02:16.452000 4101 "
+                "torch/distributed/elastic/multiprocessing/api.py:869] "
+                "failed (exitcode: -11) local_rank: 2 "
+                "(pid: 4162) of binary: "
+                "/usr/bin/python3",
+            },
+        ],
+    },
+    "torchrun-2-sigkill.log": {
+        "findings": [
+            {
+                "id": "elastic-child-failed",
+                "title": "torchrun ChildFailedError",
+                "role": "collateral",
+                "count": 1,
+                "ranks": [],
+                "first": {
+                    "file": "torchrun-2-sigkill.log",
+                    "line": 5,
+                    "rank": None,
+                    "time": "--03-15T11:20:10.203000",
+                    "text": "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+                },
+            }
+        ],
+        "first_failed_rank": 1,
+        "unrecognized": [
+            {
+                "file": "torchrun-2-sigkill.log",
+                "line": 4,
+                "rank": 1,
+                "time": "--03-15T11:20:10.203000",
+                "text": "E0315 11:20:10.203000 5120 "
+                "torch/distributed/elastic/multiprocessing/api.py:869] "
+                "failed (exitcode: -9) local_rank: 1 "
+                "(pid: 5182) of binary: /usr/bin/python3",
+                "kind": "signal",
+            }
+        ],
+        "launcher": [
+            {
+                "launcher": "torchrun",
+                "rank": 1,
+                "local": False,
+                "exitcode": -9,
+                "signal": "SIGKILL",
+                "meaning": "exit code -9: SIGKILL, killed from "
+                "outside: most often the host's "
+                "out-of-memory killer, else the scheduler",
+                "root": True,
+                "file": "torchrun-2-sigkill.log",
+                "line": 17,
+                "time": "2025-03-15T11:20:10",
+                "text": "  exitcode  : -9 (pid: 5182)",
+            },
+            {
+                "launcher": "torchrun",
+                "rank": 1,
+                "local": True,
+                "exitcode": -9,
+                "signal": "SIGKILL",
+                "meaning": "exit code -9: SIGKILL, killed from "
+                "outside: most often the host's "
+                "out-of-memory killer, else the scheduler",
+                "root": False,
+                "file": "torchrun-2-sigkill.log",
+                "line": 4,
+                "time": "--03-15T11:20:10.203000",
+                "text": "E0315 11:20:10.203000 5120 "
+                "torch/distributed/elastic/multiprocessing/api.py:869] "
+                "failed (exitcode: -9) local_rank: 1 (pid: "
+                "5182) of binary: /usr/bin/python3",
+            },
+        ],
+    },
+    "unknown-exception-rank3.log": {
+        "findings": [
+            {
+                "id": "nccl-watchdog-timeout",
+                "title": "NCCL watchdog timeout: Watchdog caught collective operation timeout",
+                "role": "collateral",
+                "count": 3,
+                "ranks": [0, 1, 2],
+                "first": {
+                    "file": "unknown-exception-rank3.log",
+                    "line": 12,
+                    "rank": 0,
+                    "time": "--06-28T09:41:20.742000000",
+                    "text": "[rank0]:[E628 "
+                    "09:41:20.742000000 "
+                    "ProcessGroupNCCL.cpp:616] "
+                    "[Rank 0] Watchdog caught "
+                    "collective operation "
+                    "timeout: "
+                    "WorkNCCL(SeqNum=808, "
+                    "OpType=ALLREDUCE, "
+                    "NumelIn=9801523, "
+                    "NumelOut=9801523, "
+                    "Timeout(ms)=600000) ran for "
+                    "600020 milliseconds before "
+                    "timing out.",
+                },
+            }
+        ],
+        "first_failed_rank": 3,
+        "unrecognized": [
+            {
+                "file": "unknown-exception-rank3.log",
+                "line": 10,
+                "rank": 3,
+                "time": "2024-06-28T09:31:19.873",
+                "text": "[rank3]: KeyError: 'input_ids'",
+                "kind": "python-exception",
+            }
+        ],
+        "launcher": [],
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_a_launchers_report_names_the_rank_and_its_exit(name: str) -> None:
+    assert diagnose(name) == EXPECTED[name]
+
+
+def test_an_unknown_exception_on_rank_3_is_the_first_failure_and_nccl_is_collateral() -> None:
+    got = diagnose("unknown-exception-rank3.log")
+    assert got["first_failed_rank"] == 3
+    assert [u["text"] for u in got["unrecognized"]] == ["[rank3]: KeyError: 'input_ids'"]
+    assert [(f["id"], f["role"]) for f in got["findings"]] == [
+        ("nccl-watchdog-timeout", "collateral")
+    ]
+
+
+def test_the_benign_corpus_gives_no_finding_and_nothing_unrecognized() -> None:
+    from generator.diagnose.index import SignatureIndex, build_index
+    from generator.loading.discovery import find_entry_files, read_sources
+    from generator.validation import validate_sources
+
+    repo = FIXTURES.parents[2]
+    sources, _ = read_sources(find_entry_files(repo / "entries"), repo)
+    catalog = SignatureIndex(build_index(validate_sources(sources).entries))
+    for path in sorted((repo / "corpus" / "benign").glob("*.log")):
+        run = diagnose_logs(catalog, [LogBytes(path.name, path.read_bytes())])
+        got = to_json(run.diagnosis)
+        # Harmless lines may be named as not the cause; nothing else may be found.
+        assert {f["role"] for f in got["findings"]} <= {"not-the-cause"}, path.name
+        assert (got["first_failed_rank"], got["unrecognized"], got["launcher"]) == (
+            None,
+            [],
+            [],
+        ), path.name
