@@ -8,15 +8,23 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from generator.model.categories import CATEGORIES, CategoryInfo
-from generator.model.entry import Entry, Severity
+from generator.model.entry import Entry, Severity, XidCode
 
 SEVERITY_ORDER = {s: i for i, s in enumerate(Severity)}
 
 
 @dataclass(frozen=True)
 class XidRow:
+    """One Xid code: its meaning and action (from the entry that holds its row) and every
+    entry that names it, the holder first, then the most specific (fewest codes)."""
+
     code: int
-    entry: Entry
+    info: XidCode | None  # None only in a catalog that did not pass validation
+    entries: tuple[Entry, ...]
+
+    @property
+    def entry(self) -> Entry:
+        return self.entries[0]
 
 
 @dataclass(frozen=True)
@@ -49,8 +57,32 @@ class Catalog:
         return sorted(self.entries, key=lambda e: (e.last_reviewed, e.id), reverse=True)[:count]
 
     def xid_rows(self) -> list[XidRow]:
-        rows = [XidRow(code, e) for e in self.entries for code in e.codes.xid]
-        return sorted(rows, key=lambda r: (r.code, r.entry.id))
+        naming: dict[int, list[Entry]] = defaultdict(list)
+        info: dict[int, tuple[XidCode, Entry]] = {}
+        # The most specific entry (fewest codes) that gives a code's row holds it.
+        for e in sorted(self.entries, key=lambda e: (len(e.codes.xid), e.id)):
+            for code in e.codes.xid:
+                naming[code].append(e)
+            for row in e.codes.xid_actions:
+                info.setdefault(row.code, (row, e))
+
+        def order(code: int) -> tuple[Entry, ...]:
+            holder = info[code][1] if code in info else None
+            return tuple(
+                sorted(naming[code], key=lambda e: (e is not holder, len(e.codes.xid), e.id))
+            )
+
+        return [
+            XidRow(code, info[code][0] if code in info else None, order(code))
+            for code in sorted(naming)
+        ]
+
+    def by_severity(self) -> list[tuple[Severity, list[Entry]]]:
+        """Every entry grouped by severity, critical first; titles in order within each."""
+        return [
+            (s, sorted((e for e in self.entries if e.severity is s), key=lambda e: e.title))
+            for s in Severity
+        ]
 
     def referenced_by(self, entry_id: str) -> list[Entry]:
         """Entries that name this one as related or collateral, for the back-links."""

@@ -40,7 +40,14 @@ from generator.validation import (
 # Pages whose content sums up the whole catalog (counts, recent entries, the tag cloud, the
 # Xid table, the API examples). They are cheap, so any change to the catalog re-renders them.
 SUMMARY_PAGES = frozenset(
-    {"index.md", "categories/index.md", "tags/index.md", "xid/index.md", "api/index.md"}
+    {
+        "index.md",
+        "categories/index.md",
+        "severity/index.md",
+        "tags/index.md",
+        "xid/index.md",
+        "api/index.md",
+    }
 )
 
 

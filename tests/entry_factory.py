@@ -49,6 +49,10 @@ prevention:
   - Watch `dmesg` for Xid events with DCGM health checks.
 codes:
   xid: [79]
+  xid_actions:
+    - code: 79
+      meaning: GPU has fallen off the bus
+      action: reboot
 applies_to:
   - component: NVIDIA driver
     versions: any

@@ -60,7 +60,7 @@ def test_new_skeleton_fails_only_on_what_needs_writing_then_validates_and_builds
         f"{NEW}:16:10: error [schema] summary: must not be empty — write the quick answer, "
         "one to three sentences",
         f"{NEW}:18:12: error [schema] quick_fix: must not be empty — write the first action "
-        "to take, as one line of plain text",
+        "to take, in one line (code spans and emphasis only)",
         f"{NEW}:20:10: error [schema] symptom: must not be empty — write what the engineer "
         "sees when it happens",
         f"{NEW}:22:13: error [schema] root_cause: must not be empty — write what actually broke",

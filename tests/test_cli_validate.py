@@ -52,7 +52,7 @@ def test_cross_entry_problems_are_checked_against_the_whole_catalog(
     assert main(["validate", BROKEN]) == 1
     out, _ = capsys.readouterr()
     assert out.splitlines() == [
-        f"{BROKEN}:53:11: error [unknown-id] related names unknown entry 'nope'",
+        f"{BROKEN}:57:11: error [unknown-id] related names unknown entry 'nope'",
     ]
 
 

@@ -45,7 +45,14 @@ def _sources(edited: str = "") -> list[SourceFile]:
     return [a, b, c]
 
 
-SUMMARY = {"index.md", "categories/index.md", "tags/index.md", "xid/index.md", "api/index.md"}
+SUMMARY = {
+    "index.md",
+    "categories/index.md",
+    "severity/index.md",
+    "tags/index.md",
+    "xid/index.md",
+    "api/index.md",
+}
 
 
 def test_a_title_edit_affects_its_page_category_tags_and_the_pages_linking_to_it() -> None:

@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import ClassVar
 
 from generator.loading.yaml_source import LoadedYaml, Path
-from generator.model.entry import Entry, markdown_fields
+from generator.model.entry import INLINE_MARKS, Entry, markdown_fields
 from generator.problems import Level, Problem
 
 
@@ -31,6 +31,11 @@ class EntryDoc:
         """The entry's Markdown fields as (path, text). Kept with the doc, which the loader's
         cache hands back unchanged while its file is, so the preview walks only edited ones."""
         return tuple(markdown_fields(self.entry))
+
+    @cached_property
+    def inline_marked(self) -> tuple[tuple[Path, str], ...]:
+        """The one-line fields that take code spans and emphasis, as (path, text)."""
+        return tuple(markdown_fields(self.entry, marker=INLINE_MARKS))
 
     def problem(
         self,

@@ -139,3 +139,66 @@ class SchemaLine(Check):
                 self.id,
                 f"the first line must be `{SCHEMA_LINE}` (trainwreck new writes it)",
             )
+
+
+@register
+class XidActions(Check):
+    """Each Xid code that an entry names in `codes.xid` has its meaning and action bucket in a
+    `codes.xid_actions` row of an entry that names it; the /xid/ table and /api/xid/ read them
+    from there. Rows for one code in several entries must say the same.
+
+    Passes: `xid: [79]` with `xid_actions: [{code: 79, meaning: ..., action: reboot}]`, and
+    another entry naming 79 without a row. Fails: a row for a code the entry does not name,
+    a code no entry gives a row for, or two rows for one code that disagree.
+    """
+
+    id = "xid-actions"
+
+    def validate(self, doc: EntryDoc) -> Iterable[Problem]:
+        codes = doc.entry.codes
+        for i, row in enumerate(codes.xid_actions):
+            if row.code not in codes.xid:
+                yield doc.problem(
+                    self.id,
+                    f"Xid {row.code} is not in codes.xid",
+                    ("codes", "xid_actions", i, "code"),
+                )
+
+    def finalize(self, docs: Sequence[EntryDoc], failed_ids: frozenset[str]) -> Iterable[Problem]:
+        rows: dict[int, list[tuple[EntryDoc, int]]] = defaultdict(list)
+        named: dict[int, list[tuple[EntryDoc, int]]] = defaultdict(list)
+        for doc in sorted(docs, key=lambda d: d.path):
+            for i, row in enumerate(doc.entry.codes.xid_actions):
+                rows[row.code].append((doc, i))
+            for i, code in enumerate(doc.entry.codes.xid):
+                named[code].append((doc, i))
+        for code, places in sorted(named.items()):
+            held = [(d, i) for d, i in rows.get(code, []) if code in d.entry.codes.xid]
+            if not held:
+                # Said at the entry that most likely owns the code: the one naming fewest.
+                doc, i = min(
+                    places,
+                    key=lambda p: (
+                        not p[0].entry.id.startswith("xid-"),
+                        len(p[0].entry.codes.xid),
+                        p[0].path,
+                    ),
+                )
+                yield doc.problem(
+                    self.id,
+                    f"Xid {code} has no row in any entry's codes.xid_actions; give its "
+                    "meaning and action bucket here",
+                    ("codes", "xid", i),
+                )
+            if not held:
+                continue
+            first_doc, first_i = held[0]
+            first = first_doc.entry.codes.xid_actions[first_i]
+            for doc, i in held[1:]:
+                if doc.entry.codes.xid_actions[i] != first:
+                    yield doc.problem(
+                        self.id,
+                        f"Xid {code}'s row differs from the one in {first_doc.path}; "
+                        "keep one, or make them the same",
+                        ("codes", "xid_actions", i, "code"),
+                    )

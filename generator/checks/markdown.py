@@ -12,6 +12,7 @@ from markdown_it.token import Token
 from generator.checks.base import Check, EntryDoc, register
 from generator.loading.yaml_source import Path
 from generator.model.entry import ID_RE
+from generator.model.inline import has_marks, leftover_mark
 from generator.problems import Level, Problem
 
 # Parse with HTML enabled so that raw HTML shows up as tokens this lint can name; the
@@ -78,6 +79,46 @@ class MarkdownLint(Check):
                     target = href.split("#")[0]
                     if target not in known and target not in failed_ids:
                         yield doc.problem(self.id, f"link to unknown entry {href!r}", path)
+
+
+@register
+class InlineMarks(Check):
+    """One-line fields (`quick_fix`, `symptoms[].symptom`, `confirm[].look_for`, `faq[].q`,
+    `affected_systems[]`, `applies_to[]`, `references[].title`) take code spans and emphasis
+    only, and every mark must close, so no backtick or asterisk shows on the page as typed.
+    The `title` takes none.
+
+    Passes: ``Run `nvidia-smi -q` and look for *Pending*``.
+    Fails: ``Run `nvidia-smi -q`` (unclosed), ``files matching *.log`` (write `*.log`).
+    """
+
+    id = "inline-marks"
+
+    def validate(self, doc: EntryDoc) -> Iterable[Problem]:
+        title = doc.entry.title
+        if has_marks(title):
+            yield doc.problem(
+                self.id,
+                "the title is plain text (the page heading, the browser tab, search results); "
+                "write it without Markdown marks",
+                ("title",),
+            )
+        for path, text in doc.inline_marked:
+            mark = leftover_mark(text)
+            if mark == "`":
+                yield doc.problem(
+                    self.id,
+                    "a backtick is not closed, so it would show on the page; close the code "
+                    "span or escape it as \\`",
+                    path,
+                )
+            elif mark is not None:
+                yield doc.problem(
+                    self.id,
+                    "emphasis that does not close would show its asterisks on the page; close "
+                    "it, put the text in a code span, or escape each asterisk as \\*",
+                    path,
+                )
 
 
 def _token_problem(token: Token) -> str | None:

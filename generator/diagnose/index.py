@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator.diagnose.pattern import Matcher, PatternError
 from generator.model.entry import Entry
+from generator.model.inline import inline_plain
 
 INDEX_VERSION = 1
 MAX_LINE_BYTES = 65536
@@ -85,7 +86,7 @@ def build_index(entries: Iterable[Entry]) -> IndexFile:
                 title=e.title,
                 category=e.category.value,
                 severity=e.severity.value,
-                quick_fix=e.quick_fix,
+                quick_fix=inline_plain(e.quick_fix),
                 path=entry_path(e.id),
                 related=e.related,
                 collateral=e.collateral,

@@ -57,10 +57,14 @@ class _Marker:
 
 
 MARKDOWN = _Marker()
+# One-line fields that take code spans and emphasis only (generator/model/inline.py).
+INLINE_MARKS = _Marker()
 
 Text = Annotated[str, AfterValidator(_no_control), AfterValidator(_not_blank)]
 Line = Annotated[Text, AfterValidator(_single_line), Field(max_length=200)]
 Markdown = Annotated[Text, MARKDOWN]
+InlineLine = Annotated[Line, INLINE_MARKS]
+InlineText = Annotated[Text, INLINE_MARKS]
 Url = Annotated[str, AfterValidator(_https_url), Field(max_length=500)]
 EntryId = Annotated[str, Field(pattern=ID_RE, max_length=80)]
 Tag = Annotated[str, Field(pattern=ID_RE, max_length=40)]
@@ -131,13 +135,13 @@ class Mechanism(_Model):
 
 
 class SymptomRow(_Model):
-    symptom: Line = Field(description="A symptom, in one line.")
+    symptom: InlineLine = Field(description="A symptom, in one line.")
     why: Markdown = Field(description="Why it happens.")
 
 
 class ConfirmStep(_Model):
     command: Text = Field(description="A real command to run.")
-    look_for: Text = Field(description="What in its output confirms the failure.")
+    look_for: InlineText = Field(description="What in its output confirms the failure.")
     needs_root: bool = Field(description="true when the command needs root or sudo.")
 
 
@@ -167,8 +171,43 @@ class FixStep(_Model):
     code: tuple[CodeSample, ...] = ()
 
 
+class XidAction(StrEnum):
+    """The action buckets of NVIDIA's Xid catalog (its "immediate action" column)."""
+
+    IGNORE = "ignore"  # informational, or sympathetic to another Xid: nothing to do for it
+    RESTART_APP = "restart-app"  # restart the application; the GPU is fine
+    RESET_GPU = "reset-gpu"  # reset the GPU (nvidia-smi -r) before it is used again
+    REBOOT = "reboot"  # reboot the node (the catalog's RESTART_BM / RESTART_VM)
+    CHECK_HARDWARE = "check-hardware"  # inspect power, cabling or seating (CHECK_MECHANICALS)
+    CONTACT_SUPPORT = "contact-support"  # drain the node and open a hardware case
+    FOLLOW_OTHER_XID = "follow-other-xid"  # it reports on another Xid: act on that one
+
+
+class XidCode(_Model):
+    code: Annotated[int, Field(ge=1, le=1000)] = Field(description="The Xid number.")
+    meaning: Line = Field(description="What the code means, in NVIDIA's catalog's terms.")
+    action: XidAction = Field(
+        description="The catalog's immediate action: ignore, restart-app, reset-gpu, reboot, "
+        "check-hardware, contact-support or follow-other-xid. Where the catalog names a "
+        "workflow, the workflow's first remedial step."
+    )
+    catalog_resolution: Line | None = Field(
+        default=None,
+        description="The catalog's own resolution words, immediate / investigatory, as it "
+        "prints them (RESTART_APP / CONTACT_SUPPORT).",
+    )
+    by_generation: InlineLine | None = Field(
+        default=None,
+        description="How the recommended action differs by GPU generation, where it does.",
+    )
+
+
 class Codes(_Model):
     xid: tuple[Annotated[int, Field(ge=1, le=1000)], ...] = ()
+    xid_actions: tuple[XidCode, ...] = Field(
+        default=(),
+        description="One row per code in `xid`: its meaning and the catalog's action bucket.",
+    )
     nccl: tuple[NcclResult, ...] = ()
     cuda: tuple[
         Annotated[str, Field(pattern=r"^(cudaError|CUDA_ERROR_|CUBLAS_STATUS_|CUDNN_STATUS_)\w+$")],
@@ -177,12 +216,12 @@ class Codes(_Model):
 
 
 class AppliesTo(_Model):
-    component: Line = Field(description="A product, library or piece of hardware.")
-    versions: Line | None = Field(default=None, description="Versions affected, where known.")
+    component: InlineLine = Field(description="A product, library or piece of hardware.")
+    versions: InlineLine | None = Field(default=None, description="Versions affected, where known.")
 
 
 class Reference(_Model):
-    title: Line = Field(description="The page's title.")
+    title: InlineLine = Field(description="The page's title.")
     url: Url = Field(description="An https URL you have read.")
 
 
@@ -194,7 +233,7 @@ class Example(_Model):
 
 
 class FaqItem(_Model):
-    q: Line = Field(description="A question people ask in real threads.")
+    q: InlineLine = Field(description="A question people ask in real threads.")
     a: Markdown = Field(description="The answer, written for this failure.")
 
 
@@ -213,7 +252,9 @@ class Entry(_Model):
     severity: Severity = Field(description="How badly it hurts a run: critical, high, medium, low.")
     layer: Layer = Field(description="Where the fault usually lies: hardware, software or either.")
     summary: Markdown = Field(description="The quick answer, one to three sentences.")
-    quick_fix: Line = Field(description="The first action to take, as one line of plain text.")
+    quick_fix: InlineLine = Field(
+        description="The first action to take, in one line (code spans and emphasis only)."
+    )
     symptom: Markdown = Field(description="What the engineer sees when it happens.")
     root_cause: Markdown = Field(description="What actually broke.")
     mechanism: Mechanism = Field(
@@ -223,7 +264,7 @@ class Entry(_Model):
     symptoms: Annotated[tuple[SymptomRow, ...], Field(min_length=1)] = Field(
         description="Rows of the symptom table: a symptom and why it happens."
     )
-    affected_systems: Annotated[tuple[Line, ...], Field(min_length=1)] = Field(
+    affected_systems: Annotated[tuple[InlineLine, ...], Field(min_length=1)] = Field(
         description="Hardware, software and setups where it happens."
     )
     confirm: Annotated[tuple[ConfirmStep, ...], Field(min_length=1)] = Field(
@@ -261,38 +302,39 @@ class Entry(_Model):
 
 
 def markdown_fields(
-    model: BaseModel, path: tuple[str | int, ...] = ()
+    model: BaseModel, path: tuple[str | int, ...] = (), marker: _Marker = MARKDOWN
 ) -> list[tuple[tuple[str | int, ...], str]]:
-    """Every Markdown field of a model as (path, text), found from the field annotations."""
+    """Every field of a model that carries `marker` (Markdown prose by default; INLINE_MARKS
+    for the one-line fields) as (path, text), found from the field annotations."""
     found: list[tuple[tuple[str | int, ...], str]] = []
     for name, info in type(model).model_fields.items():
         value = getattr(model, name)
         here = (*path, name)
-        if MARKDOWN in info.metadata and isinstance(value, str):
+        if marker in info.metadata and isinstance(value, str):
             found.append((here, value))
         elif isinstance(value, BaseModel):
-            found.extend(markdown_fields(value, here))
+            found.extend(markdown_fields(value, here, marker))
         elif isinstance(value, tuple):
-            item_is_markdown = _tuple_field_is_markdown(type(model), name)
+            item_is_marked = _tuple_field_is_marked(type(model), name, marker)
             for i, item in enumerate(value):
                 if isinstance(item, BaseModel):
-                    found.extend(markdown_fields(item, (*here, i)))
-                elif item_is_markdown and isinstance(item, str):
+                    found.extend(markdown_fields(item, (*here, i), marker))
+                elif item_is_marked and isinstance(item, str):
                     found.append(((*here, i), item))
     return found
 
 
 @cache  # one answer per field of the models: markdown_fields asks for each value it walks
-def _tuple_field_is_markdown(model: type[BaseModel], name: str) -> bool:
-    return _tuple_item_is_markdown(model.model_fields[name].annotation)
+def _tuple_field_is_marked(model: type[BaseModel], name: str, marker: _Marker) -> bool:
+    return _tuple_item_is_marked(model.model_fields[name].annotation, marker)
 
 
-def _tuple_item_is_markdown(annotation: Any) -> bool:
+def _tuple_item_is_marked(annotation: Any, marker: _Marker) -> bool:
     # Annotated[tuple[Markdown, ...], ...] or tuple[Markdown, ...]
     for arg in getattr(annotation, "__args__", ()) or ():
-        if MARKDOWN in getattr(arg, "__metadata__", ()):
+        if marker in getattr(arg, "__metadata__", ()):
             return True
-        if _tuple_item_is_markdown(arg):
+        if _tuple_item_is_marked(arg, marker):
             return True
     return False
 

@@ -21,7 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from generator.catalog import Catalog
 from generator.model.categories import CATEGORIES, Category
-from generator.model.entry import Codes, Entry, Severity
+from generator.model.entry import Codes, Entry, Severity, XidAction
+from generator.model.inline import inline_plain
 from generator.render.markdown import plain_text
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -73,10 +74,19 @@ class EntryRef(_Out):
 
 
 class XidPointer(_Out):
-    """/api/xid/<code>.json: the entries that cover one NVIDIA Xid code."""
+    """/api/xid/<code>.json: what one NVIDIA Xid code means, its action bucket, and the
+    entries that cover it."""
 
     xid: int
     url: str = Field(description="The code's row in the site's Xid table.")
+    meaning: str = Field(description="What the code means, in NVIDIA's catalog's terms.")
+    action: XidAction = Field(description="The catalog's immediate action, as a bucket.")
+    catalog_resolution: str | None = Field(
+        description="The catalog's own resolution words, immediate / investigatory."
+    )
+    by_generation: str | None = Field(
+        description="How the action differs by GPU generation, where it does."
+    )
     entries: tuple[EntryRef, ...] = Field(
         min_length=1, description="The entries for this code; the first is the closest match."
     )
@@ -149,19 +159,18 @@ def entry_index(catalog: Catalog, site_url: str) -> EntryIndex:
 
 
 def xid_pointers(catalog: Catalog, site_url: str) -> list[XidPointer]:
-    by_code: dict[int, list[Entry]] = {}
-    for row in catalog.xid_rows():
-        by_code.setdefault(row.code, []).append(row.entry)
-    # The entry that names the fewest codes is the most specific one for this code.
     return [
         XidPointer(
-            xid=code,
-            url=f"{site_url}xid/#xid-{code}",
-            entries=tuple(
-                _ref(site_url, e) for e in sorted(entries, key=lambda e: (len(e.codes.xid), e.id))
-            ),
+            xid=row.code,
+            url=f"{site_url}xid/#xid-{row.code}",
+            meaning=row.info.meaning,
+            action=row.info.action,
+            catalog_resolution=row.info.catalog_resolution,
+            by_generation=inline_plain(row.info.by_generation) if row.info.by_generation else None,
+            entries=tuple(_ref(site_url, e) for e in row.entries),
         )
-        for code, entries in sorted(by_code.items())
+        for row in catalog.xid_rows()
+        if row.info is not None  # validation guarantees a row for every code it publishes
     ]
 
 

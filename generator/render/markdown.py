@@ -14,6 +14,7 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from generator.model.entry import ID_RE
+from generator.model.inline import INLINE
 
 _ENTRY_LINK = re.compile(ID_RE.rstrip("$") + r"(?:#[a-z0-9-]+)?$")
 _WEB_LINK = re.compile(r"^https?://[^\s]+$")
@@ -49,6 +50,13 @@ def render_markdown(text: str, root: str, *, inline: bool = False) -> Markup:
                 child.attrs["href"] = "#"
     html = _MD.renderer.render(tokens, _MD.options, env)
     # Backticks survive HTML escaping; encode them so no later Markdown pass can see a fence.
+    return Markup(html.replace("`", "&#96;"))
+
+
+@lru_cache(maxsize=1 << 14)
+def render_inline_marks(text: str) -> Markup:
+    """A one-line field to safe HTML: code spans and emphasis, everything else as written."""
+    html = INLINE.renderInline(text)
     return Markup(html.replace("`", "&#96;"))
 
 

@@ -19,8 +19,9 @@ from markupsafe import Markup
 from generator.catalog import Catalog
 from generator.model.categories import CATEGORIES
 from generator.model.entry import Entry
+from generator.model.inline import inline_plain
 from generator.render import data_files
-from generator.render.markdown import plain_text, render_markdown
+from generator.render.markdown import plain_text, render_inline_marks, render_markdown
 from generator.render.structured_data import entry_structured_data, script_json
 
 
@@ -118,6 +119,7 @@ class Renderer:
         )
         self.env.filters["slug"] = slug
         self.env.filters["plain"] = plain_text
+        self.env.filters["marks"] = render_inline_marks
 
     def _page(
         self,
@@ -149,7 +151,7 @@ class Renderer:
         return RenderedPage(src_uri, title, description, html, _toc(html), searchable)
 
     def entry(self, entry: Entry, catalog: Catalog) -> RenderedPage:
-        faq_ids = unique_slugs([item.q for item in entry.faq], "faq-")
+        faq_ids = unique_slugs([inline_plain(item.q) for item in entry.faq], "faq-")
         structured = (
             [script_json(d) for d in entry_structured_data(entry, self.site_url, faq_ids)]
             if self.site_url
@@ -223,6 +225,14 @@ class Renderer:
                 entries=catalog.in_category(category),
                 searchable=False,
             )
+        add(
+            "severity.html.j2",
+            "severity/index.md",
+            "By severity",
+            "Every training failure by how badly it hurts a run, critical first.",
+            groups=catalog.by_severity(),
+            searchable=False,
+        )
         add("tags.html.j2", "tags/index.md", "Tags", "Every tag.", tags=tags)
         for tag, entries in tags.items():
             add(

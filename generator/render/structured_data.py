@@ -17,6 +17,7 @@ from markupsafe import Markup
 
 from generator.model.categories import CATEGORIES
 from generator.model.entry import Entry
+from generator.model.inline import inline_plain
 from generator.render.markdown import plain_text, render_markdown
 
 SITE_NAME = "Trainwreck"
@@ -76,7 +77,7 @@ def entry_structured_data(
                 "@type": "Question",
                 "@id": f"{page_url}#{anchor}",
                 "url": f"{page_url}#{anchor}",
-                "name": item.q,
+                "name": inline_plain(item.q),
                 "acceptedAnswer": {
                     "@type": "Answer",
                     "text": str(render_markdown(item.a, site_url)).strip(),

@@ -58,6 +58,12 @@ READ = """() => {
     severity: [...entry.querySelectorAll('.tw-meta .tw-sev')]
       .map(b => [b.dataset.severity, b.textContent]),
     meta_root: entry.querySelectorAll('.tw-meta .tw-root').length,
+    // What a reader reads outside code: a Markdown mark left in it shows as typed.
+    prose: (() => {
+      const copy = entry.cloneNode(true);
+      copy.querySelectorAll('pre, code, .headerlink').forEach(n => n.remove());
+      return copy.textContent;
+    })(),
     steps: [...entry.querySelectorAll('.tw-checklist > li')].map(li => ({
       root: [...li.querySelectorAll('.tw-root')].map(b => b.textContent),
       command: li.querySelector('pre code').textContent,
@@ -150,6 +156,32 @@ def failures(catalog: Catalog, check) -> dict[str, str]:  # type: ignore[no-unty
         except AssertionError as exc:
             found[entry.id] = str(exc) or repr(exc)
     return found
+
+
+# Readable
+
+# A backtick, or a word wrapped in asterisks or underscores the way Markdown writes emphasis:
+# marks that only mean something to Markdown, so on a page they are a rendering mistake. A
+# lone asterisk (`2 * 3`, Slurm's `*** JOB`) is text.
+LITERAL_MARK = re.compile(
+    r"`"
+    r"|(?<![\w*])\*{1,2}[^\s*][^*\n]*?(?<!\s)\*{1,2}(?![\w*])"
+    r"|(?<![\w_])_{1,2}[^\s_][^_\n]*?(?<!\s)_{1,2}(?![\w_])"
+)
+
+
+def test_no_entry_page_shows_a_literal_markdown_mark(
+    visits: dict[str, Visit], catalog: Catalog
+) -> None:
+    def check(entry):  # type: ignore[no-untyped-def]
+        prose = visits[entry.id].dom["prose"]
+        found = [
+            prose[max(0, m.start() - 30) : m.end() + 30].replace("\n", " ")
+            for m in LITERAL_MARK.finditer(prose)
+        ]
+        assert found == []
+
+    assert failures(catalog, check) == {}
 
 
 # Findable

@@ -180,7 +180,7 @@ def test_a_harmless_entry_whose_example_lacks_its_line() -> None:
         "entries/gpu-hardware/cuda-ecc-uncorrectable.yaml:34:14: warning [signature-ambiguity] "
         "this context signature also matches 'nccl-net-plugin-not-found' examples[0] line 1: "
         f"{ASYNC!r}; list the entries as related, or make the pattern more specific",
-        "entries/nccl-distributed/nccl-net-plugin-not-found.yaml:60:10: error "
+        "entries/nccl-distributed/nccl-net-plugin-not-found.yaml:57:10: error "
         "[example-diagnosis] examples[0] does not show this entry as not the cause: no line "
         "matches one of its harmless signatures",
     ]

@@ -100,7 +100,7 @@ def test_schema_errors_point_at_the_key_or_value_at_fault() -> None:
         "one of {int}, {num}, {hex}, {pci}, {word}, {token}, {*}, or {{ for a literal brace",
         f"{GOOD}:47:13: error [schema] codes.xid[1]: Input should be a valid integer, "
         "unable to parse string as an integer",
-        f"{GOOD}:53:10: error [schema] references[0].url: must be an https:// URL with no "
+        f"{GOOD}:57:10: error [schema] references[0].url: must be an https:// URL with no "
         "spaces or quotes",
     ]
 
@@ -130,9 +130,9 @@ def test_identity_and_cross_entry_checks() -> None:
     ) == [
         "entries/gpu-hardware/nan-loss.yaml:4:11: error [category-directory] category "
         "'numerics' does not match the folder 'gpu-hardware'; move the file to entries/numerics/",
-        "entries/gpu-hardware/xid-48-double-bit-ecc.yaml:53:11: error [unknown-id] related "
+        "entries/gpu-hardware/xid-48-double-bit-ecc.yaml:57:11: error [unknown-id] related "
         "names unknown entry 'no-such-entry'",
-        "entries/gpu-hardware/xid-48-double-bit-ecc.yaml:54:14: error [unknown-id] collateral "
+        "entries/gpu-hardware/xid-48-double-bit-ecc.yaml:58:14: error [unknown-id] collateral "
         "names the entry itself",
         # "-copy" sorts before ".yaml", so the copy counts as the first holder of the id.
         "entries/gpu-hardware/xid-79-gpu-fallen-off-bus-copy.yaml:2:5: error [id-filename] id "
@@ -209,6 +209,6 @@ def test_a_file_that_does_not_load_is_reported_once_not_by_every_entry_naming_it
         "',' or ']'",
     ]
     assert problems({GOOD: entry_yaml(), other: naming}) == [
-        f"{other}:58:10: error [example-diagnosis] examples[0] does not diagnose to this "
+        f"{other}:62:10: error [example-diagnosis] examples[0] does not diagnose to this "
         "entry: no line matches one of its defining signatures",
     ]

@@ -42,7 +42,11 @@ def watchdog() -> Entry:
     text = text.replace("category: gpu-hardware", "category: nccl-distributed")
     text = text.replace("tags: [xid, pcie]", "tags: [nccl]")
     text = text.replace("severity: critical", "severity: high")
-    text = text.replace("codes:\n  xid: [79]", "codes:\n  nccl: [ncclSystemError]")
+    text = text.replace(
+        "codes:\n  xid: [79]\n  xid_actions:\n    - code: 79\n"
+        "      meaning: GPU has fallen off the bus\n      action: reboot\n",
+        "codes:\n  nccl: [ncclSystemError]\n",
+    )
     text = text.replace("last_reviewed: 2026-11-29", "last_reviewed: 2026-10-01")
     return entry_from(text)
 
@@ -76,7 +80,7 @@ def test_the_index_lists_every_entry_with_absolute_urls() -> None:
                 "category": "nccl-distributed",
                 "tags": ["nccl"],
                 "severity": "high",
-                "codes": {"xid": [], "nccl": ["ncclSystemError"], "cuda": []},
+                "codes": {"xid": [], "xid_actions": [], "nccl": ["ncclSystemError"], "cuda": []},
                 "url": "https://trainwreck.test/docs/failures/nccl-watchdog-timeout/",
                 "api": "https://trainwreck.test/docs/api/entries/nccl-watchdog-timeout.json",
                 "updated": "2026-10-01",
@@ -87,7 +91,20 @@ def test_the_index_lists_every_entry_with_absolute_urls() -> None:
                 "category": "gpu-hardware",
                 "tags": ["xid", "pcie"],
                 "severity": "critical",
-                "codes": {"xid": [79], "nccl": [], "cuda": []},
+                "codes": {
+                    "xid": [79],
+                    "xid_actions": [
+                        {
+                            "code": 79,
+                            "meaning": "GPU has fallen off the bus",
+                            "action": "reboot",
+                            "catalog_resolution": None,
+                            "by_generation": None,
+                        }
+                    ],
+                    "nccl": [],
+                    "cuda": [],
+                },
                 "url": "https://trainwreck.test/docs/failures/xid-79-gpu-fallen-off-bus/",
                 "api": "https://trainwreck.test/docs/api/entries/xid-79-gpu-fallen-off-bus.json",
                 "updated": "2026-11-29",
@@ -103,14 +120,23 @@ def test_an_entry_file_is_the_whole_validated_entry() -> None:
     assert Entry.model_validate_json(text) == entry
 
 
-def test_an_xid_file_points_at_the_most_specific_entry_first() -> None:
+def test_an_xid_file_gives_the_codes_row_and_the_entry_holding_it_first() -> None:
     broad = entry_from(
-        entry_yaml("gpu-lost-any-xid").replace("codes:\n  xid: [79]", "codes:\n  xid: [48, 79]")
+        entry_yaml("gpu-lost-any-xid").replace(
+            "codes:\n  xid: [79]\n  xid_actions:\n    - code: 79\n"
+            "      meaning: GPU has fallen off the bus\n      action: reboot\n",
+            "codes:\n  xid: [48, 79]\n"
+            "  xid_actions: [{code: 48, meaning: Double-bit ECC error, action: reset-gpu}]\n",
+        )
     )
     files = data_files(Catalog.of([broad, xid79()]), SITE)
     assert json.loads(files["api/xid/79.json"]) == {
         "xid": 79,
         "url": "https://trainwreck.test/docs/xid/#xid-79",
+        "meaning": "GPU has fallen off the bus",
+        "action": "reboot",
+        "catalog_resolution": None,
+        "by_generation": None,
         "entries": [
             {
                 "id": "xid-79-gpu-fallen-off-bus",
