@@ -89,3 +89,14 @@ class FileUnreadable(Check):
 
     id = "file-unreadable"
     phase = "load"
+
+
+@register
+class YamlTooDeep(Check):
+    """Lists and mappings nest at most 32 levels (an entry needs four or five).
+
+    Fails: `a: [[[[...]]]]` 400 levels deep, which would exhaust every tool's stack.
+    """
+
+    id = "yaml-too-deep"
+    phase = "load"

@@ -19,6 +19,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.emitter import Emitter
 from ruamel.yaml.error import YAMLError
 
+from generator.loading.yaml_source import nesting_problem
 from generator.model.entry import Entry, model_in
 
 # Lists that read best on one line: ids, tags and codes.
@@ -121,6 +122,10 @@ _KeyPath = tuple[object, ...]
 
 
 def _load(text: str) -> CommentedMap:
+    deep = nesting_problem(text)
+    if deep is not None:
+        # ruamel.yaml's composer recurses once a level and would exhaust the stack.
+        raise FormatError(f"cannot format: {deep.message}", deep.line, deep.col)
     try:
         data = _yaml().load(text)
     except YAMLError as exc:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
-from yaml.events import AliasEvent, NodeEvent
+from yaml.events import AliasEvent, CollectionStartEvent, NodeEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from generator.problems import Level, Problem
@@ -22,6 +22,9 @@ Path = tuple[str | int, ...]
 
 # Entries are a few kilobytes; the cap keeps a hostile 20 MB file from costing memory and time.
 MAX_FILE_BYTES = 512 * 1024
+# A real entry nests four or five levels; the composer, the walker below and every check
+# recurse once a level, so an 800-byte file 400 levels deep would exhaust Python's stack.
+MAX_DEPTH = 32
 
 _ALLOWED_TAGS = {
     "tag:yaml.org,2002:str",
@@ -98,10 +101,24 @@ else:  # pragma: no cover - PyYAML wheels ship LibYAML on every platform we run 
 
 
 class _StrictLoader(_Base):
-    """A safe loader whose composer refuses anchors and aliases where they first appear."""
+    """A safe loader whose composer refuses anchors and aliases where they first appear, and
+    lists and mappings nested deeper than MAX_DEPTH before it recurses into them."""
+
+    depth = 0
 
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         event = self.peek_event()
+        if isinstance(event, CollectionStartEvent):
+            if self.depth >= MAX_DEPTH:
+                raise _too_deep(event.start_mark)
+            self.depth += 1
+            try:
+                return self._compose_checked(parent, index, event)
+            finally:
+                self.depth -= 1
+        return self._compose_checked(parent, index, event)
+
+    def _compose_checked(self, parent: Node | None, index: Any, event: Any) -> Node | None:
         if isinstance(event, AliasEvent):
             line, col = _place(event.start_mark)
             raise YamlProblem(
@@ -123,6 +140,40 @@ class _StrictLoader(_Base):
 
 def _place(mark: Any) -> tuple[int, int]:
     return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+
+
+def _too_deep(mark: Any) -> YamlProblem:
+    line, col = _place(mark)
+    return YamlProblem(
+        "yaml-too-deep",
+        f"lists and mappings are nested more than {MAX_DEPTH} levels deep; an entry needs a few",
+        line,
+        col,
+    )
+
+
+def nesting_problem(text: str) -> YamlProblem | None:
+    """The place where `text` nests deeper than MAX_DEPTH, found from the parser's events
+    (which do not recurse), for tools such as `fmt` whose own YAML library would recurse."""
+    depth = 0
+    try:
+        parser = _Base(text)
+    except yaml.YAMLError:
+        return None  # not YAML at all: the tool's own parser says where
+    try:
+        while parser.check_event():
+            event = parser.get_event()
+            if isinstance(event, CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return _too_deep(event.start_mark)
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        return None
+    finally:
+        parser.dispose()
+    return None
 
 
 # The characters YAML 1.1 does not allow in a stream (PyYAML's Reader refuses them before it
