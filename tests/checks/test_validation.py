@@ -212,3 +212,40 @@ def test_a_file_that_does_not_load_is_reported_once_not_by_every_entry_naming_it
         f"{other}:62:10: error [example-diagnosis] examples[0] does not diagnose to this "
         "entry: no line matches one of its defining signatures",
     ]
+
+
+ROW_79 = (
+    "  xid_actions:\n    - code: 79\n      meaning: GPU has fallen off the bus\n"
+    "      action: reboot\n"
+)
+
+
+def test_xid_codes_need_one_agreeing_row_of_meaning_and_action() -> None:
+    base = entry_yaml()
+    assert ROW_79 in base
+    other = "entries/gpu-hardware/xid-48-double-bit-ecc.yaml"
+    third = "entries/gpu-hardware/gpu-lost.yaml"
+    files: dict[str, str | bytes] = {
+        # Names 79 and 48, gives a row for 79 that differs and a row for 31 it does not name.
+        GOOD: edit(
+            base,
+            ROW_79,
+            "  xid_actions:\n    - code: 79\n      meaning: Fell off the bus\n"
+            "      action: reset-gpu\n    - code: 31\n      meaning: Page fault\n"
+            "      action: restart-app\n",
+        ).replace("xid: [79]", "xid: [79, 48]"),
+        # The row other entries must agree with: its path sorts first.
+        other: entry_yaml("xid-48-double-bit-ecc"),
+        # An action outside the fixed buckets.
+        third: edit(entry_yaml("gpu-lost"), "action: reboot", "action: pray"),
+    }
+    assert problems(files) == [
+        f"{third}:50:15: error [schema] codes.xid_actions[0].action: Input should be "
+        "'ignore', 'restart-app', 'reset-gpu', 'reboot', 'check-hardware', 'contact-support' "
+        "or 'follow-other-xid'",
+        f"{GOOD}:46:13: error [xid-actions] Xid 48 has no row in any entry's "
+        "codes.xid_actions; give its meaning and action bucket here",
+        f"{GOOD}:48:13: error [xid-actions] Xid 79's row differs from the one in "
+        f"{other}; keep one, or make them the same",
+        f"{GOOD}:51:13: error [xid-actions] Xid 31 is not in codes.xid",
+    ]
