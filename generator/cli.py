@@ -90,7 +90,7 @@ def _validate(args: argparse.Namespace) -> int:
 def _build(args: argparse.Namespace) -> int:
     from generator.loading.discovery import find_entry_files, read_sources
     from generator.mkdocs_glue import build_site
-    from generator.publish import publish
+    from generator.publish import PublishError, publish
     from generator.validation import validate_sources
 
     # Validate first, so a bad entry is reported as file:line:col and no build is attempted.
@@ -107,7 +107,11 @@ def _build(args: argparse.Namespace) -> int:
         print("build stopped: fix the problems above; site/ was left as it was", file=sys.stderr)
         return EXIT_PROBLEMS
     config = Path(args.config)
-    target = publish(Path(args.site_dir), lambda out: build_site(config, out))
+    try:
+        target = publish(Path(args.site_dir), lambda out: build_site(config, out))
+    except PublishError as exc:
+        print(f"trainwreck: {exc}; {args.site_dir} was left as it was", file=sys.stderr)
+        return EXIT_USAGE
     print(f"built {args.site_dir}/ ({target.name})", file=sys.stderr)
     return EXIT_OK
 
