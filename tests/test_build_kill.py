@@ -11,6 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
+from entry_factory import entry_yaml
+
+from generator.publish import builds_dir
 
 REPO = Path(__file__).resolve().parents[1]
 TRAINWRECK = [sys.executable, "-m", "generator.cli"]
@@ -70,4 +73,27 @@ def test_sigkill_at_any_point_leaves_the_previous_site(repo: Path) -> None:
     rebuilt = snapshot(repo / "site")
     assert "Xid 74 Renamed" in rebuilt["failures/xid-74-nvlink-error/index.html"].decode()
     # Killed builds leave directories behind; the next good build clears them out.
-    assert len(list((repo / ".site-builds").iterdir())) == 1
+    assert [p.is_dir() for p in builds_dir(repo / "site").iterdir()] == [True]
+
+
+@pytest.fixture()
+def small_repo(tmp_path: Path) -> Path:
+    """One entry: a catalog that builds whatever the shared entries/ holds right now."""
+    shutil.copy(REPO / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    shutil.copytree(REPO / "templates", tmp_path / "templates")
+    entry = tmp_path / "entries/gpu-hardware/xid-79-gpu-fallen-off-bus.yaml"
+    entry.parent.mkdir(parents=True)
+    entry.write_text(entry_yaml())
+    return tmp_path
+
+
+def test_concurrent_builds_both_succeed_and_the_site_is_complete(small_repo: Path) -> None:
+    repo = small_repo
+    assert build(repo).wait(timeout=300) == 0
+    good = snapshot(repo / "site")
+    # Each starts while the other runs; before issue 15 each deleted the other's build.
+    for _round in range(2):
+        first, second = build(repo), build(repo)
+        assert (first.wait(timeout=300), second.wait(timeout=300)) == (0, 0)
+        assert snapshot(repo / "site") == good
+    assert [p.is_dir() for p in builds_dir(repo / "site").iterdir()] == [True]
