@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: serve build validate test lint format chromium axe fuzz clean
+.PHONY: serve build validate test lint format chromium axe fuzz clean lab lab-drift
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,26 @@ fuzz: $(VENV)/.installed-test
 	$(BIN)/python -m pip install -q -e '.[fuzz]'
 	$(BIN)/python fuzz/fuzz_loader.py -max_total_time=$$(( $(MINUTES) * 60 ))
 	$(BIN)/python fuzz/fuzz_scanner.py -max_total_time=$$(( $(MINUTES) * 60 ))
+
+# The failure lab (docs/lab.md): real PyTorch jobs that fail on purpose, in a throwaway
+# virtualenv per release; their logs go to corpus/lab/<release>/ and are committed.
+TORCH ?= 2.13.0
+LAB_VENV := .lab-venv-$(TORCH)
+$(LAB_VENV)/.installed:
+	$(PYTHON) -m venv $(LAB_VENV)
+	$(LAB_VENV)/bin/python -m pip install -q --upgrade pip
+	$(LAB_VENV)/bin/python -m pip install -q torch==$(TORCH) numpy tokenizers
+	$(LAB_VENV)/bin/python -m pip install -q -e .
+	touch $@
+
+lab: $(LAB_VENV)/.installed
+	$(LAB_VENV)/bin/python lab/run.py --out corpus/lab/$(TORCH) $(SCENARIOS)
+
+# Scenario by scenario, the signatures one release's log matches and the other's does not.
+A ?= 2.13.0
+B ?= 2.14.1
+lab-drift: $(VENV)/.installed
+	$(BIN)/python lab/drift.py corpus/lab/$(A) corpus/lab/$(B)
 
 format: $(VENV)/.installed-test
 	$(BIN)/ruff format .
