@@ -25,6 +25,9 @@ from typing import Literal
 Kind = Literal["python-exception", "signal", "xid", "nccl-warn", "error-line"]
 KINDS: tuple[Kind, ...] = ("python-exception", "signal", "xid", "nccl-warn", "error-line")
 STRONG: frozenset[str] = frozenset({"python-exception", "signal", "xid"})
+# Strong lines that can make a known-collateral finding collateral of themselves. A fatal
+# signal is left out: a rank aborts or is killed *after* its error far more often than before.
+CAUSES: frozenset[str] = frozenset({"python-exception", "xid"})
 
 TRACEBACK = "Traceback (most recent call last):"
 

@@ -37,7 +37,7 @@ _LEAD_TIME = re.compile(
     re.ASCII,
 )
 _BOLD_OPEN = re.compile(r"\*\*(?=[^\s*])", re.ASCII)
-_BOLD_CLOSE = re.compile(r"(?<=[^\s*])\*\*\s*$", re.ASCII)
+_BOLD_CLOSE = re.compile(r"(?<!\*)\*\*\s*$", re.ASCII)
 # A pod of a StatefulSet (`train-3`) or an indexed Job (`train-3-x7k2p`) ends in its index.
 _POD_INDEX = re.compile(r".*?-(\d{1,6})(?:-[a-z0-9]{5})?", re.ASCII)
 

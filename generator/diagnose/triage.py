@@ -22,7 +22,7 @@
   signatures match.
 - A failure the catalog lacks is still a diagnosis. Lines that state an error (evidence.py) and
   match no defining or harmless signature are kept, the first of each kind per stream. A
-  strong one (a Python exception, a fatal signal, an Xid) that comes before a root cause which
+  Python exception or an Xid that comes before a root cause which
   some entry declares as collateral (a watchdog timeout, torchrun's ChildFailedError) makes
   that finding collateral of the unrecognised error. When no root cause is left and something
   shows that a rank failed (a strong line, or a launcher's report), the failed rank's most
@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from generator.diagnose.evidence import KINDS, STRONG, Kind
+from generator.diagnose.evidence import CAUSES, KINDS, STRONG, Kind
 from generator.diagnose.index import IndexEntry, SignatureIndex
 from generator.diagnose.launcher import LauncherName, exit_meaning
 from generator.diagnose.lineinfo import Timestamp
@@ -310,12 +310,13 @@ def triage(tally: Tally) -> Diagnosis:
         Unrecognized(kind, hit) for kinds in tally.evidence.values() for kind, hit in kinds.items()
     ]
     strong = earliest_first([u.hit for u in evidence if u.kind in STRONG])
-    if strong:
+    causes = earliest_first([u.hit for u in evidence if u.kind in CAUSES])
+    if causes:
         # An error the catalog lacks, before a failure known to be collateral: the watchdog
         # timeouts and ChildFailedError that follow a rank's death are not its cause.
         known_collateral = {b for e in index.entries.values() for b in e.collateral}
         for e in list(roots):
-            if e in known_collateral and earliest_first([firsts[e], strong[0]])[0] is strong[0]:
+            if e in known_collateral and earliest_first([firsts[e], causes[0]])[0] is causes[0]:
                 roots.remove(e)
                 caused_by[e] = [UNRECOGNIZED]
         collateral = in_order([e for e in firsts if e in caused_by])

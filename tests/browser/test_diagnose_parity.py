@@ -2,7 +2,10 @@
 
 One corpus runs through both: every entry's examples (one log each, named as the
 `example-diagnosis` check names them), each healthy log of corpus/benign/, and each multi-rank
-fixture set of the diagnosis engine (tests/fixtures/logs/<set>/, one file per rank). Both read the
+fixture set of the diagnosis engine (tests/fixtures/logs/<set>/, one file per rank), each launcher
+log of tests/fixtures/launchers/ (torchrun, srun, mpirun, DeepSpeed; an unknown exception with
+NCCL collateral), and those logs again inside every paste wrapper of tests/diagnose/pastes.py.
+Both read the
 site's published /signatures.json. The browser side runs in the page's real Web Worker; the
 results must be identical: the ids, roles, first failed rank, and file and line of each first
 hit, and beyond those the whole JSON report (counts, ranks, times, matched text) and the line
@@ -33,10 +36,12 @@ from tests.browser.diagnose_support import (
     python_result,
     site_index,
 )
+from tests.diagnose.pastes import WRAPPERS
 
 pytestmark = pytest.mark.browser
 
 FIXTURES = REPO / "tests" / "fixtures" / "logs"
+LAUNCHERS = REPO / "tests" / "fixtures" / "launchers"
 
 
 def corpus(catalog: Catalog) -> list[tuple[str, Logs]]:
@@ -51,6 +56,12 @@ def corpus(catalog: Catalog) -> list[tuple[str, Logs]]:
         files = sorted(p for p in folder.rglob("*") if p.is_file())
         logs = [(f.relative_to(FIXTURES).as_posix(), f.read_bytes()) for f in files]
         cases.append((f"fixtures/{folder.name}", logs))
+    for path in sorted(p for p in LAUNCHERS.iterdir() if p.suffix != ".md"):
+        cases.append((f"launchers/{path.name}", [(path.name, path.read_bytes())]))
+        for wrapper, wrap in sorted(WRAPPERS.items()):
+            cases.append(
+                (f"launchers/{path.name} {wrapper}", [(path.name, wrap(path.read_bytes()))])
+            )
     return cases
 
 
@@ -80,6 +91,11 @@ def test_the_browser_engine_gives_the_python_verdict_on_the_whole_corpus(
             assert ids == [], name
     storm = got[names.index("fixtures/storm")]["json"]
     assert storm["first_failed_rank"] == 5
+    unknown = got[names.index("launchers/unknown-exception-rank3.log")]["json"]
+    assert unknown["first_failed_rank"] == 3
+    assert [u["text"] for u in unknown["unrecognized"]] == ["[rank3]: KeyError: 'input_ids'"]
+    segv = got[names.index("launchers/torchrun-2-gloo-sigsegv.log")]["json"]
+    assert (segv["first_failed_rank"], segv["launcher"][0]["signal"]) == (2, "SIGSEGV")
     assert page.errors == []
 
 

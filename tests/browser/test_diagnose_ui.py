@@ -221,6 +221,37 @@ def test_nothing_matched_says_so_and_offers_full_text_search(
     assert page.errors == []
 
 
+def test_an_unknown_error_shows_its_line_and_rank_as_the_command_line_does(
+    site_url: str,
+    page,  # type: ignore[no-untyped-def]
+) -> None:
+    open_diagnose(page, site_url)
+    log = (REPO / "tests" / "fixtures" / "launchers" / "unknown-exception-rank3.log").read_text()
+    page.fill("#tw-dx-log", log)
+    page.click("[data-dx-run]")
+    page.wait_for_selector("[data-dx-unrecognized]:not([hidden])")
+    assert page.get_attribute("[data-dx-first-rank]", "data-dx-first-rank") == "3"
+    assert page.inner_text("[data-dx-unrecognized-line]") == "[rank3]: KeyError: 'input_ids'"
+    assert page.inner_text("[data-dx-unrecognized-kind]") == "a Python exception"
+    assert "trainwreck new" in page.inner_text("[data-dx-unrecognized]")
+    assert page.errors == []
+
+
+def test_the_launchers_first_failed_rank_and_its_signal_are_shown(
+    site_url: str,
+    page,  # type: ignore[no-untyped-def]
+) -> None:
+    open_diagnose(page, site_url)
+    log = (REPO / "tests" / "fixtures" / "launchers" / "torchrun-2-gloo-sigsegv.log").read_text()
+    page.fill("#tw-dx-log", log)
+    page.click("[data-dx-run]")
+    page.wait_for_selector("[data-dx-results]:not([hidden]) [data-dx-first-rank]")
+    assert page.get_attribute("[data-dx-first-rank]", "data-dx-first-rank") == "2"
+    said = page.inner_text("[data-dx-launcher]")
+    assert said.startswith("torchrun reports rank 2 failed: exit code -11: SIGSEGV")
+    assert page.errors == []
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_axe_finds_nothing_serious_with_results_shown(
     browser,  # type: ignore[no-untyped-def]

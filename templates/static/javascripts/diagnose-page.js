@@ -357,6 +357,11 @@
           )
         );
       }
+      if (result.launcher) {
+        var said = el("span", "tw-dx-launcher", result.launcher + ". ");
+        said.setAttribute("data-dx-launcher", "");
+        summary.appendChild(said);
+      }
       summary.appendChild(document.createTextNode(result.statsLine + " in " + seconds + " s."));
       result.notes.forEach(function (note) {
         summary.appendChild(el("span", "tw-muted tw-dx-note", " Note: " + note + "."));
@@ -376,6 +381,13 @@
         (more || roots).appendChild(card(f, i === 0));
       });
       $(root, "nomatch").hidden = rootCauses.length > 0;
+      var unknown = result.unrecognized[0];
+      $(root, "unrecognized").hidden = !unknown || rootCauses.length > 0;
+      if (unknown) {
+        $(root, "unrecognized-kind").textContent = unknown.words;
+        $(root, "unrecognized-where").textContent = where(unknown.hit);
+        $(root, "unrecognized-line").textContent = unknown.hit.text;
+      }
 
       var collateral = result.findings.filter(function (f) { return f.role === "collateral"; });
       var details = $(root, "collateral");

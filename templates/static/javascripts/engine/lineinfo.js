@@ -237,7 +237,14 @@
 
   // Rank, time and host as the line itself states them (nothing inherited).
   function readLine(text) {
-    var head = headOf(text, HEAD_CHARS);
+    return readLineBody(text)[0];
+  }
+
+  // readLine, and the line's own text after its wrappers and rank prefix (in the head), as
+  // lineinfo.py's read_line_body: a paste's wrappers come off first (paste.js).
+  function readLineBody(text) {
+    var unwrapped = E.unwrap(headOf(text, HEAD_CHARS));
+    var head = unwrapped.text;
     var rest = head;
     var prefixRank = null;
     var m = SRUN.exec(rest);
@@ -250,10 +257,13 @@
       prefixRank = int(m[1]);
       rest = lstripSpaces(rest).slice(m[0].length);
     }
+    if (prefixRank === null) prefixRank = unwrapped.rank;
+    var body = rest;
     rest = lstripSpaces(rest);
     var found = timestamp(rest);
     var time = found[0];
     var host = found[1];
+    if (time === null && unwrapped.timeText !== null) time = timestamp(unwrapped.timeText)[0];
     if (host === null) {
       m = NCCL_HOST_AT_START.exec(rest);
       if (m === null) {
@@ -261,11 +271,11 @@
         m = NCCL_HOST.exec(headOf(rest, 200));
         if (m !== null && m.index > 0 && " ]".indexOf(rest[m.index - 1]) < 0) m = null;
       }
-      host = m !== null ? m[1] : null;
+      host = m !== null ? m[1] : unwrapped.host;
     }
     m = TEXT_RANK.exec(head);
     var textRank = m !== null ? int(m[1]) : null;
-    return { prefixRank: prefixRank, textRank: textRank, time: time, host: host };
+    return [{ prefixRank: prefixRank, textRank: textRank, time: time, host: host }, body];
   }
 
   var SUFFIXES = [".gz", ".bz2", ".xz", ".log", ".txt", ".out", ".err"];
@@ -312,5 +322,6 @@
   E.HEAD_CHARS = HEAD_CHARS;
   E.headOf = headOf;
   E.readLine = readLine;
+  E.readLineBody = readLineBody;
   E.rankFromPath = rankFromPath;
 })(typeof self !== "undefined" ? self : globalThis);

@@ -214,6 +214,39 @@
     return bits.join(", ");
   }
 
+  var KIND_WORDS = {
+    "python-exception": "a Python exception",
+    signal: "a fatal signal",
+    xid: "a GPU Xid error",
+    "nccl-warn": "an NCCL warning",
+    "error-line": "an error line",
+  };
+
+  // `torchrun reports rank 2 failed: exit code -11: SIGSEGV, ...` (report.py's witness_says).
+  function witnessSays(w) {
+    var local = w.local ? " (a local rank)" : "";
+    return w.launcher + " reports rank " + w.rank + local + " failed: " + E.exitMeaning(w.code, w.signal);
+  }
+
+  // What to say when the catalog has no entry (report.py's unrecognized_steps).
+  function unrecognizedSteps(diagnosis, masker) {
+    if (!diagnosis.unrecognized.length) {
+      return ["If this log shows a failure the catalog lacks, add an entry (docs/entry-format.md)."];
+    }
+    var u = diagnosis.unrecognized[0];
+    return [
+      "The catalog has no entry for this error. To add one:",
+      "  1. trainwreck new <id> --category <category> --from-log " + masker.mask(u.hit.file),
+      "  2. write the prose, check the drafted signature against the upstream source,",
+      "     and run trainwreck validate until it reports nothing",
+      "  (docs/entry-format.md describes every field)",
+    ];
+  }
+
+  function mdCauses(causedBy) {
+    return causedBy.map(function (c) { return c === E.UNRECOGNIZED ? "an unrecognised error" : codeSpan(c); }).join(", ");
+  }
+
   // The Markdown of report.py's markdown_report, with log-derived text masked.
   function markdownReport(diagnosis, stats, baseUrl, options) {
     options = options || {};
@@ -229,10 +262,28 @@
       );
       out.push("");
     }
+    if (diagnosis.firstWitness) {
+      out.push("Launcher: " + mdText(masker.mask(witnessSays(diagnosis.firstWitness))) + ".");
+      out.push("");
+    }
     var roots = diagnosis.findings.filter(function (f) { return f.role === "root-cause"; });
     if (!roots.length) {
       out.push("No known failure matched.");
       out.push("");
+      diagnosis.unrecognized.forEach(function (u) {
+        out.push("### Unrecognised: " + KIND_WORDS[u.kind]);
+        out.push("");
+        out.push(
+          "- First seen: " + codeSpan(masker.mask(u.hit.file) + ":" + u.hit.line) + " (" +
+            mdText(where(u.hit, masker)) + ")"
+        );
+        out.push.apply(out, codeBlock(shown(masker.mask(u.hit.text)), "  "));
+        out.push("");
+      });
+      if (diagnosis.unrecognized.length) {
+        unrecognizedSteps(diagnosis, masker).forEach(function (step) { out.push(mdText(step)); });
+        out.push("");
+      }
     }
     var collateral = diagnosis.findings.filter(function (f) { return f.role === "collateral"; });
     roots.forEach(function (f) {
@@ -258,7 +309,7 @@
       collateral.forEach(function (f) {
         var link = "[" + mdText(f.entry.title) + "](" + entryUrl(f.entry, baseUrl) + ")";
         out.push(
-          "| " + link + " " + codeSpan(f.id) + " | " + f.causedBy.map(codeSpan).join(", ") + " | " +
+          "| " + link + " " + codeSpan(f.id) + " | " + mdCauses(f.causedBy) + " | " +
             plural(f.count, "line") + ": " + rankSummary(f.rankCounts) + " | " +
             codeSpan(masker.mask(f.first.file) + ":" + f.first.line) + " (" +
             mdText(where(f.first, masker)) + ") |"
@@ -288,6 +339,8 @@
   }
 
   E.shown = shown;
+  E.witnessSays = witnessSays;
+  E.KIND_WORDS = KIND_WORDS;
   E.plural = plural;
   E.rankSummary = rankSummary;
   E.statsLine = statsLine;

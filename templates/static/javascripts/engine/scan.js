@@ -10,7 +10,11 @@
 //   stream (same file, same rank prefix), at most LOOKBACK_LINES lines and LOOKBACK_BYTES back.
 //
 // Every signature's anchor (its longest literal) is found in a block with one Aho-Corasick
-// pass over the bytes; only lines that hold an anchor are decoded and matched.
+// pass over the bytes; only lines that hold an anchor are decoded and matched. The same pass
+// looks for the launcher and evidence literals (launcher.js, evidence.js); such lines are passed
+// on even when no signature matches, a traceback's final line is found by walking forward from
+// `Traceback (most recent call last):` through the stream's frames (across blocks), and a
+// launcher summary's field lines take the rank of the `rank :` line just before them.
 (function (root) {
   "use strict";
   var E = root.TrainwreckEngine || (root.TrainwreckEngine = {});
@@ -18,6 +22,12 @@
   var CHUNK_BYTES = 4 << 20;
   var LOOKBACK_BYTES = 64 << 10;
   var LOOKBACK_LINES = 64;
+  var TRACEBACK_LINES = 400;
+  var SUMMARY_BYTES = 2048;
+  var EXTRA_ANCHORS = [];
+  E.LAUNCHER_ANCHORS.concat(E.EVIDENCE_ANCHORS).forEach(function (a) {
+    if (EXTRA_ANCHORS.indexOf(a) < 0) EXTRA_ANCHORS.push(a);
+  });
   var BINARY_SAMPLE = 8192;
   var BINARY_RATIO = 0.3;
   var LF = 10;
@@ -271,12 +281,17 @@
     this.fileRank = fileRank;
     this.memos = new Map(); // stream (rank prefix or null) -> {offset, time, host}
     this.prevTail = new Uint8Array(0);
+    this.tracebacks = new Map(); // stream -> lines left to look through for the final line
+    this.summary = null; // [offset, rank, inside Root Cause] of a launcher's last `rank :` line
+    this.rootNext = false;
   }
 
   function Scanner(index) {
     this.index = index;
     this.cap = index.maxLineBytes;
-    this.prefilter = new Prefilter(index.anchors);
+    this.firstExtra = index.anchors.length;
+    this.tracebackAnchor = this.firstExtra + EXTRA_ANCHORS.indexOf(E.TRACEBACK);
+    this.prefilter = new Prefilter(index.anchors.concat(EXTRA_ANCHORS));
   }
 
   // Scan one log. `read(n)` returns a promise of up to n bytes (exactly n unless the log ends;
@@ -371,8 +386,9 @@
     stats.skippedBytes += cut[2];
     block = stripCsi(cut[0]);
     var found = this.prefilter.scan(block);
+    var index = this.index;
+    var lines = [];
     if (found.length) {
-      var index = this.index;
       var lengths = this.prefilter.lengths;
       // Hits come in order of end offset, so their line starts never go back: one forward
       // walk over the breaks finds every line start and line number.
@@ -382,7 +398,6 @@
       var nextCr = hasCr ? block.indexOf(CR) : -1;
       var current = -1;
       var anchors = null;
-      var lines = [];
       for (var h = 0; h < found.length; h += 2) {
         var anchorStart = found[h + 1] - lengths[found[h]];
         while (nextLf >= 0 && nextLf < anchorStart) {
@@ -402,20 +417,30 @@
         }
         anchors.add(found[h]);
       }
+    }
+    var exceptions = this.exceptionLines(block, lines, lineBase, state, hasCr);
+    if (lines.length) {
+      var firstExtra = this.firstExtra;
       for (var k = 0; k < lines.length; k++) {
         var lineStartAt = lines[k][0];
         var end = Math.min(lineEnd(block, lineStartAt, hasCr), lineStartAt + cap);
         var text = decode(block.subarray(lineStartAt, end));
         var numbers = [];
+        var extra = exceptions.has(lineStartAt);
         lines[k][2].forEach(function (anchorNumber) {
+          if (anchorNumber >= firstExtra) {
+            extra = true;
+            return;
+          }
           var candidates = index.byAnchor[anchorNumber];
           for (var j = 0; j < candidates.length; j++) {
             if (index.signatures[candidates[j]].matcher.search(text)) numbers.push(candidates[j]);
           }
         });
-        if (numbers.length) {
+        if (numbers.length || extra) {
           numbers.sort(function (a, b) { return a - b; });
-          onMatch(this.match(block, lineStartAt, offsetBase, lines[k][1], text, numbers, state));
+          var match = this.match(block, lineStartAt, offsetBase, lines[k][1], text, numbers, state, extra, exceptions);
+          if (match !== null) onMatch(match);
         }
       }
     }
@@ -425,8 +450,90 @@
     return block.length;
   };
 
-  Scanner.prototype.match = function (block, start, offsetBase, line, text, numbers, state) {
-    var info = E.readLine(text);
+  // The final lines of the tracebacks this block holds or continues, added to `lines` (kept in
+  // order of start) with their line numbers: scan.py's _exception_lines.
+  Scanner.prototype.exceptionLines = function (block, lines, lineBase, state, hasCr) {
+    var found = new Set();
+    var walks = [];
+    state.tracebacks.forEach(function (left, stream) { walks.push([0, stream, left, lineBase]); });
+    state.tracebacks = new Map();
+    var tracebackAnchor = this.tracebackAnchor;
+    lines.forEach(function (entry) {
+      if (!entry[2].has(tracebackAnchor)) return;
+      var start = entry[0];
+      var end = lineEnd(block, start, hasCr);
+      var head = decode(block.subarray(start, Math.min(end, start + E.HEAD_CHARS)));
+      var read = E.readLineBody(head);
+      if (E.bodyOf(read[1]).startsWith(E.TRACEBACK)) {
+        walks.push([end + 1, read[0].prefixRank, TRACEBACK_LINES, entry[1] + (block[end] === LF ? 1 : 0)]);
+      }
+    });
+    walks.sort(function (a, b) { return a[0] - b[0]; });
+    var waiting = new Set();
+    var added = [];
+    var size = block.length;
+    for (var w = 0; w < walks.length; w++) {
+      var pos = walks[w][0];
+      var stream = walks[w][1];
+      var left = walks[w][2];
+      var line = walks[w][3];
+      if (waiting.has(stream)) continue;
+      while (left > 0 && pos < size) {
+        var end = lineEnd(block, pos, hasCr);
+        var head = decode(block.subarray(pos, Math.min(end, pos + E.HEAD_CHARS)));
+        var lineStartAt = pos;
+        var lineNumber = line;
+        pos = end + 1;
+        if (block[end] === LF) line++;
+        var read = E.readLineBody(head);
+        if (read[0].prefixRank !== stream) continue;
+        left -= 1;
+        var body = E.bodyOf(read[1]);
+        if (!E.pyStrip(body) || E.isFrame(body)) continue;
+        if (body.startsWith(E.TRACEBACK)) continue; // a traceback printed inside another
+        if (E.isExceptionLine(body) && !found.has(lineStartAt)) {
+          found.add(lineStartAt);
+          added.push([lineStartAt, lineNumber]);
+        }
+        left = 0;
+      }
+      if (left > 0) {
+        // The block ended inside the traceback: go on at the start of the next one.
+        state.tracebacks.set(stream, left);
+        waiting.add(stream);
+      }
+    }
+    if (added.length) {
+      var known = new Set(lines.map(function (entry) { return entry[0]; }));
+      added.forEach(function (a) {
+        if (!known.has(a[0])) lines.push([a[0], a[1], new Set()]);
+      });
+      lines.sort(function (a, b) { return a[0] - b[0]; });
+    }
+    return found;
+  };
+
+  Scanner.prototype.match = function (block, start, offsetBase, line, text, numbers, state, extra, exceptions) {
+    var read = E.readLineBody(text);
+    var info = read[0];
+    var kind = null;
+    var launch = null;
+    var launchRank = null;
+    if (extra) {
+      var body = E.bodyOf(read[1]);
+      launch = E.readLaunch(body);
+      if (launch !== null) {
+        launchRank = summaryRank(launch, offsetBase + start, state);
+        if ((launch.summary === "rank" || launch.summary === "field") && launchRank !== null) {
+          launch.rank = launchRank;
+          launch.root = state.summary !== null && state.summary[2];
+        }
+      }
+      if (exceptions.has(start)) kind = "python-exception";
+      else kind = E.classify(body, launch !== null && launch.signal !== null);
+      if (launch !== null && (launch.summary === "root-header" || launch.summary === "other-header")) launch = null;
+      if (!numbers.length && kind === null && (launch === null || !launch.failed)) return null;
+    }
     var stream = info.prefixRank;
     var time = info.time;
     var host = info.host;
@@ -439,20 +546,53 @@
     }
     var offset = offsetBase + start;
     state.memos.set(stream, { offset: offset, time: time, host: host });
-    var rank = info.prefixRank !== null ? info.prefixRank : state.fileRank !== null ? state.fileRank : info.textRank;
+    var rank = null;
+    var order = [info.prefixRank, launchRank, state.fileRank, info.textRank];
+    for (var i = 0; i < order.length; i++) {
+      if (order[i] !== null) {
+        rank = order[i];
+        break;
+      }
+    }
     return {
       file: state.name,
       fileIndex: state.fileIndex,
       line: line,
       offset: offset,
-      text: text,
+      text: E.unwrap(text).text,
       signatures: numbers,
       rank: rank,
       stream: stream,
       time: time,
       host: host,
+      evidence: kind,
+      launch: launch,
+      rankFromLauncher: info.prefixRank === null && launchRank !== null,
     };
   };
+
+  // The rank a launcher line names, or inherits from its summary block's `rank :` line; headers
+  // only mark which block the next `rank :` line opens (scan.py's _summary_rank).
+  function summaryRank(launch, offset, state) {
+    if (launch.summary === "root-header") {
+      state.rootNext = true;
+      return null;
+    }
+    if (launch.summary === "other-header") {
+      state.rootNext = false;
+      return null;
+    }
+    if (launch.summary === "rank" && launch.rank !== null) {
+      state.summary = [offset, launch.rank, state.rootNext];
+      state.rootNext = false;
+      return launch.rank;
+    }
+    if (launch.summary === "field") {
+      if (state.summary !== null && offset - state.summary[0] <= SUMMARY_BYTES) return state.summary[1];
+      return null;
+    }
+    return launch.rank;
+  }
 
   // The latest time and host printed before `start` by the same stream, if close.
   Scanner.prototype.lookBack = function (block, start, offsetBase, stream, state) {

@@ -9,7 +9,13 @@
 //   entries the edge counts only from the one that failed first;
 // - "earliest" compares times when every compared line has one on a common clock (full date,
 //   else without the year, else seconds since boot within one file), else position;
-// - the first failed rank is the rank of the earliest root-cause line that names a rank.
+// - the first failed rank is the rank of the earliest root-cause line that names a rank by its
+//   prefix, path or message; else the launcher's first failure; else the unrecognised error's;
+// - launchers' reports are kept per (file, rank, local) with their exit (launcher.js), and lines
+//   that state an error no defining or harmless signature matches per stream and kind
+//   (evidence.js); a strong one before a root cause that some entry declares as collateral
+//   makes it collateral of the unrecognised error, and when no root cause is left the failed
+//   rank's most telling line is reported as unrecognised.
 (function (root) {
   "use strict";
   var E = root.TrainwreckEngine || (root.TrainwreckEngine = {});
@@ -24,8 +30,11 @@
       time: m.time,
       host: m.host,
       text: m.text,
+      rankFromLauncher: m.rankFromLauncher === true,
     };
   }
+
+  var UNRECOGNIZED = "unrecognized";
 
   function streamKey(fileIndex, rank) {
     return fileIndex + ":" + (rank === null ? "-" : rank);
@@ -38,7 +47,51 @@
     this.harmless = new Map(); // the same, for lines that match only harmless signatures
     this.context = new Map(); // entry id -> lines
     this.hosts = new Set(); // every host read from a matched line, for masking reports
+    this.evidence = new Map(); // "file:rank" -> Map(kind -> hit), the first of each kind
+    this.witnesses = new Map(); // "file:rank:local" -> witness, merged over its lines
   }
+
+  Tally.prototype.witness = function (match, roles) {
+    var hit = hitOf(match);
+    var known = false;
+    roles.forEach(function (found) {
+      if (found.has("defining") || found.has("harmless")) known = true;
+    });
+    var launch = match.launch;
+    var own = launch !== null && match.evidence === "error-line";
+    if (match.evidence !== null && !known && !own) {
+      var key = streamKey(match.fileIndex, match.rank);
+      if (!this.evidence.has(key)) this.evidence.set(key, new Map());
+      var kinds = this.evidence.get(key);
+      if (!kinds.has(match.evidence)) kinds.set(match.evidence, hit);
+    }
+    if (launch !== null && launch.rank !== null && launch.failed) {
+      var wkey = match.fileIndex + ":" + launch.rank + ":" + launch.local;
+      var seen = this.witnesses.get(wkey);
+      if (seen === undefined) {
+        this.witnesses.set(wkey, {
+          launcher: launch.launcher,
+          rank: launch.rank,
+          local: launch.local,
+          code: launch.code,
+          signal: launch.signal,
+          root: launch.root,
+          hit: hit,
+        });
+      } else {
+        this.witnesses.set(wkey, {
+          launcher: seen.launcher,
+          rank: seen.rank,
+          local: seen.local,
+          code: seen.code !== null ? seen.code : launch.code,
+          signal: seen.signal !== null ? seen.signal : launch.signal,
+          root: seen.root || launch.root,
+          hit: seen.hit,
+        });
+      }
+    }
+    return hit;
+  };
 
   Tally.prototype.add = function (match) {
     var roles = new Map();
@@ -50,6 +103,9 @@
     });
     if (match.host) this.hosts.add(match.host);
     var hit = null;
+    if ((match.evidence !== undefined && match.evidence !== null) || (match.launch !== undefined && match.launch !== null)) {
+      hit = this.witness(match, roles);
+    }
     roles.forEach(function (found, entry) {
       if (found.has("context")) this.context.set(entry, (this.context.get(entry) || 0) + 1);
       var tallies;
@@ -202,24 +258,101 @@
     }
 
     var roots = inOrder(ids.filter(function (e) { return !causedBy.has(e); }));
+    var evidence = [];
+    tally.evidence.forEach(function (kinds) {
+      kinds.forEach(function (hit, kind) { evidence.push({ kind: kind, hit: hit }); });
+    });
+    var strong = earliestFirst(evidence.filter(function (u) { return E.STRONG.has(u.kind); }).map(function (u) { return u.hit; }));
+    var causes = earliestFirst(evidence.filter(function (u) { return E.CAUSES.has(u.kind); }).map(function (u) { return u.hit; }));
+    if (causes.length) {
+      // An error the catalog lacks, before a failure known to be collateral.
+      var knownCollateral = new Set();
+      Object.keys(index.entries).forEach(function (id) {
+        index.entries[id].collateral.forEach(function (b) { knownCollateral.add(b); });
+      });
+      roots.slice().forEach(function (e) {
+        if (knownCollateral.has(e) && earliestFirst([firsts.get(e), causes[0]])[0] === causes[0]) {
+          roots.splice(roots.indexOf(e), 1);
+          causedBy.set(e, [UNRECOGNIZED]);
+        }
+      });
+    }
     var collateral = inOrder(ids.filter(function (e) { return causedBy.has(e); }));
     var findings = roots.map(function (e) { return finding(e, "root-cause"); })
       .concat(collateral.map(function (e) { return finding(e, "collateral"); }))
       .concat(inOrder(Array.from(harmless.keys()), harmlessFirsts).map(function (e) {
         return finding(e, "not-the-cause");
       }));
-    var ranked = [];
-    roots.forEach(function (e) {
-      tally.defining.get(e).firsts.forEach(function (h) {
-        if (h.rank !== null) ranked.push(h);
+    var witnesses = orderWitnesses(Array.from(tally.witnesses.values()));
+    var verdict = witnesses.length ? witnesses[0] : null;
+    var unrecognized = [];
+    var firstFailure = null;
+    if (roots.length) {
+      var ranked = [];
+      roots.forEach(function (e) {
+        tally.defining.get(e).firsts.forEach(function (h) {
+          if (h.rank !== null && !h.rankFromLauncher) ranked.push(h);
+        });
       });
-    });
-    var firstFailure = ranked.length ? earliestFirst(ranked)[0] : null;
+      if (ranked.length) firstFailure = earliestFirst(ranked)[0];
+      else if (verdict !== null) firstFailure = verdict.hit;
+    } else if (strong.length || verdict !== null) {
+      var rank = verdict !== null ? verdict.rank : strong[0].rank;
+      var mine = evidence.filter(function (u) { return u.hit.rank === rank; });
+      if (mine.length) {
+        var best = Math.min.apply(null, mine.map(function (u) { return E.KINDS.indexOf(u.kind); }));
+        var picked = mine.filter(function (u) { return E.KINDS.indexOf(u.kind) === best; });
+        var first = earliestFirst(picked.map(function (u) { return u.hit; }))[0];
+        unrecognized = picked.filter(function (u) { return u.hit === first; });
+      }
+      if (verdict !== null) firstFailure = verdict.hit;
+      else if (unrecognized.length && rank !== null) firstFailure = unrecognized[0].hit;
+    }
+    var firstWitness = null;
+    for (var w = 0; w < witnesses.length; w++) {
+      if (firstFailure !== null && witnesses[w].rank === firstFailure.rank) {
+        firstWitness = witnesses[w];
+        break;
+      }
+    }
     return {
       findings: findings,
       firstFailedRank: firstFailure !== null ? firstFailure.rank : null,
       firstFailure: firstFailure,
+      unrecognized: unrecognized,
+      witnesses: witnesses,
+      firstWitness: firstWitness,
     };
+  }
+
+  // The launcher's verdict first: its Root Cause block, then global ranks before local ones,
+  // each earliest first (triage.py's _order_witnesses).
+  function orderWitnesses(witnesses) {
+    var order = new Map();
+    earliestFirst(witnesses.map(function (w) { return w.hit; })).forEach(function (h, i) { order.set(h, i); });
+    return witnesses.slice().sort(function (a, b) {
+      return (a.root === b.root ? 0 : a.root ? -1 : 1) ||
+        (a.local === b.local ? 0 : a.local ? 1 : -1) ||
+        order.get(a.hit) - order.get(b.hit) ||
+        a.rank - b.rank;
+    });
+  }
+
+  function place(hit) {
+    return {
+      file: hit.file,
+      line: hit.line,
+      rank: hit.rank,
+      time: hit.time ? hit.time.text : null,
+      text: hit.text,
+    };
+  }
+
+  function signalName(w) {
+    var number = w.signal !== null ? w.signal : w.code !== null && w.code < 0 ? -w.code : null;
+    if (number === null && w.code !== null && Object.prototype.hasOwnProperty.call(E.SIGNALS, w.code - 128)) number = w.code - 128;
+    if (number === null) return null;
+    return Object.prototype.hasOwnProperty.call(E.SIGNALS, number) ? E.SIGNALS[number][0] : "signal " + number;
   }
 
   // The JSON report of `trainwreck diagnose --json`, exactly (generator/diagnose/report.py).
@@ -242,6 +375,25 @@
         };
       }),
       first_failed_rank: diagnosis.firstFailedRank,
+      unrecognized: diagnosis.unrecognized.map(function (u) {
+        var out = place(u.hit);
+        out.kind = u.kind;
+        return out;
+      }),
+      launcher: diagnosis.witnesses.map(function (w) {
+        var out = {
+          launcher: w.launcher,
+          rank: w.rank,
+          local: w.local,
+          exitcode: w.code,
+          signal: signalName(w),
+          meaning: E.exitMeaning(w.code, w.signal),
+          root: w.root,
+        };
+        var where = place(w.hit);
+        ["file", "line", "time", "text"].forEach(function (k) { out[k] = where[k]; });
+        return out;
+      }),
     };
   }
 
@@ -249,4 +401,5 @@
   E.triage = triage;
   E.earliestFirst = earliestFirst;
   E.toJSON = toJSON;
+  E.UNRECOGNIZED = UNRECOGNIZED;
 })(typeof self !== "undefined" ? self : globalThis);

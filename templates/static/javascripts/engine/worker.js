@@ -11,7 +11,7 @@
 // The index is the only thing this worker fetches, once, when the page starts it; the logs it
 // is given never leave it except as the result posted back to the page.
 /* global importScripts, TrainwreckEngine */
-importScripts("pattern.js", "lineinfo.js", "index.js", "scan.js", "triage.js", "report.js", "engine.js");
+importScripts("pattern.js", "paste.js", "lineinfo.js", "index.js", "evidence.js", "launcher.js", "scan.js", "triage.js", "report.js", "engine.js");
 
 (function () {
   "use strict";
@@ -87,6 +87,12 @@ importScripts("pattern.js", "lineinfo.js", "index.js", "scan.js", "triage.js", "
       json: E.toJSON(d),
       firstFailedRank: d.firstFailedRank,
       firstFailure: plainHit(d.firstFailure),
+      // What the launcher says of the first failed rank, and the line that states an error the
+      // catalog has no entry for (the command line prints the same).
+      launcher: d.firstWitness ? E.witnessSays(d.firstWitness) : null,
+      unrecognized: d.unrecognized.map(function (u) {
+        return { kind: u.kind, words: E.KIND_WORDS[u.kind], hit: plainHit(u.hit) };
+      }),
       findings: d.findings.map(function (f, i) {
         return {
           id: f.id,
@@ -101,6 +107,7 @@ importScripts("pattern.js", "lineinfo.js", "index.js", "scan.js", "triage.js", "
           rankSummary: E.rankSummary(f.rankCounts),
           confidence: E.confidence(f),
           causedBy: f.causedBy.map(function (id) {
+            if (id === E.UNRECOGNIZED) return { id: id, title: "an error the catalog lacks", path: null };
             return { id: id, title: compiled.index.entries[id].title, path: compiled.index.entries[id].path };
           }),
           first: plainHit(f.first),

@@ -1,0 +1,130 @@
+// Launchers are witnesses: the lines in which torchrun, srun, mpirun and DeepSpeed's launcher
+// say which rank died and how. A port of generator/diagnose/launcher.py (where the wording of
+// each line is traced to its source), and of its exit-code meanings.
+(function (root) {
+  "use strict";
+  var E = root.TrainwreckEngine || (root.TrainwreckEngine = {});
+
+  var SIGNALS = {
+    2: ["SIGINT", "interrupted (Ctrl-C, or a launcher passing on an interrupt)"],
+    4: ["SIGILL", "illegal instruction: a binary built for a newer CPU than this one"],
+    6: ["SIGABRT", "the process aborted itself: an uncaught C++ exception, a failed assertion, or the NCCL watchdog tearing it down after a collective failed"],
+    7: ["SIGBUS", "bus error: usually shared memory (/dev/shm) ran out, as with data loader workers in a container"],
+    8: ["SIGFPE", "arithmetic fault in native code (an integer division by zero)"],
+    9: ["SIGKILL", "killed from outside: most often the host's out-of-memory killer, else the scheduler"],
+    11: ["SIGSEGV", "segmentation fault: native code (a CUDA or NCCL library, an extension, a data loader worker) touched memory it does not own"],
+    15: ["SIGTERM", "asked to stop: the launcher or scheduler ended it, usually after another rank failed or at the time limit"],
+  };
+
+  function has(n) {
+    return Object.prototype.hasOwnProperty.call(SIGNALS, n);
+  }
+
+  // What an exit code or signal means, in one clause (launcher.py's exit_meaning).
+  function exitMeaning(code, signal) {
+    if (signal === null && code !== null) {
+      if (code < 0) signal = -code;
+      else if (code > 128 && has(code - 128)) signal = code - 128;
+    }
+    if (signal !== null) {
+      var known = has(signal) ? SIGNALS[signal] : ["signal " + signal, "killed by a signal"];
+      var shown = code !== null ? "exit code " + code + ": " : "";
+      return shown + known[0] + ", " + known[1];
+    }
+    if (code === 0) return "exit code 0: finished normally";
+    if (code === null) return "failed";
+    return "exit code " + code + ": the program stopped with an error; its own output says which";
+  }
+
+  function report(launcher, rank, local, code, signal, summary) {
+    return {
+      launcher: launcher,
+      rank: rank,
+      local: local,
+      code: code,
+      signal: signal,
+      summary: summary || null,
+      root: false,
+      failed: signal !== null || (code !== null && code !== 0),
+    };
+  }
+
+  var TORCHRUN_FAILED = /failed \(exitcode: (-?\d{1,4})\) local_rank: (\d{1,6}) \(pid: \d+\)/;
+  var SUMMARY_RANK = /^ *rank *: (\d{1,6}) \(local_rank: \d{1,6}\)/;
+  var SUMMARY_EXIT = /^ *exitcode *: (-?\d{1,4}) \(pid: \d+\)/;
+  var SUMMARY_FIELD = /^ *(?:traceback|error_file|msg) *: /;
+  var ROOT_HEADER = /^Root Cause(?: \(first observed failure\))?:$/;
+  var OTHER_HEADER = /^(?:Other )?Failures:$/;
+  var SIGNAL_PID = /Signal (\d{1,3}) \(SIG[A-Z0-9]+\) received by PID \d+/;
+  var SRUN = /srun: error: [^ \t\n\r\f\v:]+: tasks? (\d{1,6})[\d,\-\[\]]*: ([^\n]+)/;
+  var SRUN_CODE = /Exited with exit code (\d{1,3})/;
+  var SRUN_SIGNALS = [
+    ["Killed", 9], ["Segmentation fault", 11], ["Aborted", 6], ["Bus error", 7],
+    ["Terminated", 15], ["Floating point exception", 8], ["Illegal instruction", 4],
+  ];
+  var MPIRUN = /(?:mpirun|mpiexec|orterun|prterun) noticed that process rank (\d{1,6}) with PID \d+ on node [^ \t\n\r\f\v]+ exited on signal (\d{1,3})/;
+  var MPI_NAME = /^ *Process name: +\[\[\d+,\d+\],(\d{1,6})\]/;
+  var MPI_EXIT = /^ *Exit code: +(\d{1,3})$/;
+  var DEEPSPEED = /\[launch\.py:\d+:sigkill_handler\] [^\n]*exits with return code = (-?\d{1,4})/;
+  var LOCAL_RANK_ARG = /--local_rank=(\d{1,6})/;
+
+  function int(s) {
+    return parseInt(s, 10);
+  }
+
+  function signalOf(code) {
+    return code < 0 ? -code : null;
+  }
+
+  // The launcher report in one line (its wrappers and rank prefix taken off), or null.
+  function readLaunch(body) {
+    var m = TORCHRUN_FAILED.exec(body);
+    if (m !== null) return report("torchrun", int(m[2]), true, int(m[1]), signalOf(int(m[1])));
+    m = SUMMARY_RANK.exec(body);
+    if (m !== null) return report("torchrun", int(m[1]), false, null, null, "rank");
+    m = SUMMARY_EXIT.exec(body);
+    if (m !== null) return report("torchrun", null, false, int(m[1]), signalOf(int(m[1])), "field");
+    if (SUMMARY_FIELD.test(body)) {
+      m = SIGNAL_PID.exec(body);
+      return report("torchrun", null, false, null, m !== null ? int(m[1]) : null, "field");
+    }
+    var stripped = E.pyStrip(body);
+    if (ROOT_HEADER.test(stripped)) return report("torchrun", null, false, null, null, "root-header");
+    if (OTHER_HEADER.test(stripped)) return report("torchrun", null, false, null, null, "other-header");
+    m = SRUN.exec(body);
+    if (m !== null) {
+      var what = m[2];
+      var code = SRUN_CODE.exec(what);
+      if (code !== null) return report("srun", int(m[1]), false, int(code[1]), null);
+      var sig = null;
+      for (var i = 0; i < SRUN_SIGNALS.length; i++) {
+        if (what.startsWith(SRUN_SIGNALS[i][0])) {
+          sig = SRUN_SIGNALS[i][1];
+          break;
+        }
+      }
+      return report("srun", int(m[1]), false, null, sig);
+    }
+    m = MPIRUN.exec(body);
+    if (m !== null) return report("mpirun", int(m[1]), false, null, int(m[2]));
+    m = MPI_NAME.exec(body);
+    if (m !== null) return report("mpirun", int(m[1]), false, null, null, "rank");
+    m = MPI_EXIT.exec(body);
+    if (m !== null) return report("mpirun", null, false, int(m[1]), null, "field");
+    m = DEEPSPEED.exec(body);
+    if (m !== null) {
+      var arg = LOCAL_RANK_ARG.exec(body);
+      return report("deepspeed", arg !== null ? int(arg[1]) : null, true, int(m[1]), signalOf(int(m[1])));
+    }
+    return null;
+  }
+
+  E.SIGNALS = SIGNALS;
+  E.exitMeaning = exitMeaning;
+  E.readLaunch = readLaunch;
+  E.LAUNCHER_ANCHORS = [
+    "local_rank: ", "exitcode", "traceback : ", "error_file:", "msg: ", "Root Cause", "Failures:",
+    "received by PID", "srun: error: ", "noticed that process rank", "Process name: [[",
+    "Exit code:", "exits with return code = ",
+  ];
+})(typeof self !== "undefined" ? self : globalThis);
