@@ -82,7 +82,8 @@ def to_json(diagnosis: Diagnosis) -> dict[str, Any]:
                 "signal": _signal_name(w),
                 "meaning": w.meaning,
                 "root": w.root,
-                **_place(w.hit),
+                # The report's own rank above, not the rank prefix of the line it is on.
+                **{k: v for k, v in _place(w.hit).items() if k != "rank"},
             }
             for w in diagnosis.witnesses
         ],

@@ -399,7 +399,11 @@ def test_the_copied_report_is_the_command_lines_markdown_with_masking(node: Node
             got = answer["markdown"]
             assert got.endswith(footer)
             got = got[: -len(footer)]
-            if any(f"<{kind}-1>" in got for kind in ("ip", "host", "email", "token")):
+            # Placeholders stand as they are in code, escaped (\<host-1\>) in Markdown text.
+            if any(
+                f"<{kind}-1>" in got or f"\\<{kind}-1\\>" in got
+                for kind in ("ip", "host", "email", "token")
+            ):
                 masked += 1
                 assert got.splitlines()[:3] == expected.splitlines()[:3]
                 continue
