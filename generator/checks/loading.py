@@ -100,3 +100,22 @@ class YamlTooDeep(Check):
 
     id = "yaml-too-deep"
     phase = "load"
+
+
+@register
+class FileNotRegular(Check):
+    """Entries and benign logs are regular files inside the repository.
+
+    Fails: a FIFO named `x.yaml`, or a link to `/dev/stdin` or `/dev/zero`; neither is opened.
+    """
+
+    id = "file-not-regular"
+    phase = "load"
+
+
+@register
+class FileName(Check):
+    """Entry files end in `.yaml` (or `.yml`), in lower case; `x.YAML` is reported, not skipped."""
+
+    id = "file-name"
+    phase = "load"

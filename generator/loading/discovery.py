@@ -1,21 +1,53 @@
-"""Finding entry files on disk: the only part of loading that touches the file system."""
+"""Finding entry files and benign logs on disk: the only part of loading that touches files.
+
+Entries and the benign corpus arrive in pull requests, and git stores symbolic links, so a
+file here may be a link to `/dev/zero` or `/dev/stdin`, or a FIFO. Only regular files inside
+the repository are read, each opened without blocking and read in blocks up to a cap; anything
+else is a placed problem, never a hang or a memory spike.
+"""
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
+from generator.diagnose.engine import LogBytes
 from generator.loading.yaml_source import MAX_FILE_BYTES
 from generator.problems import Level, Problem
 from generator.validation import SourceFile
 
 ENTRY_SUFFIXES = (".yaml", ".yml")
+# The benign corpus is a few dozen small healthy logs; the cap bounds a hostile one.
+MAX_BENIGN_BYTES = 8 << 20
+_BLOCK = 1 << 20
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
+class Refused(Exception):
+    """A file that is not read, with the check id and the one-line reason."""
+
+    def __init__(self, check: str, message: str) -> None:
+        super().__init__(message)
+        self.check = check
+        self.message = message
 
 
 def find_entry_files(root: Path) -> list[Path]:
-    if root.is_file():
-        return [root]
-    # A broken link is kept, so that it is reported as unreadable instead of skipped.
-    return sorted(p for p in root.rglob("*") if p.suffix in ENTRY_SUFFIXES and not p.is_dir())
+    if not root.is_dir():
+        return [root]  # a file, a FIFO or a broken link: read_sources says what it is
+    # A broken link is kept, so that it is reported as unreadable instead of skipped; a name
+    # that ends in .YAML is kept, so that it is reported instead of silently left out.
+    return sorted(
+        p for p in root.rglob("*") if p.suffix.lower() in ENTRY_SUFFIXES and not p.is_dir()
+    )
 
 
 def relative_name(path: Path, base: Path) -> str:
@@ -25,21 +57,114 @@ def relative_name(path: Path, base: Path) -> str:
         return path.as_posix()
 
 
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def read_regular(path: Path, base: Path, cap: int) -> bytes:
+    """Up to `cap` + 1 bytes of `path`, which must be a regular file inside `base`.
+
+    Raises Refused for a link out of `base`, a FIFO, a device or a socket (none is opened in
+    a way that can block), and for a read error.
+    """
+    real = Path(os.path.realpath(path))
+    # As written in the link (`/dev/stdin`), which says more than where it leads now.
+    shown = os.readlink(path) if path.is_symlink() else str(real)
+    if not real.is_relative_to(os.path.realpath(base)):
+        raise Refused(
+            "file-not-regular",
+            f"a link to {shown}, outside the repository; only files in it are read",
+        )
+    try:
+        info = os.stat(real)
+    except OSError as exc:
+        raise Refused("file-unreadable", exc.strerror or str(exc)) from None
+    if not stat.S_ISREG(info.st_mode):
+        linked = f"a link to {shown}, " if path.is_symlink() else ""
+        raise Refused(
+            "file-not-regular", f"{linked}{_kind(info.st_mode)}; only regular files are read"
+        )
+    try:
+        # O_NONBLOCK: should the file be swapped for a FIFO after the check, opening it
+        # still returns at once, and the fstat below refuses it.
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise Refused("file-unreadable", exc.strerror or str(exc)) from None
+    try:
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode):
+            raise Refused(
+                "file-not-regular", f"{_kind(opened.st_mode)}; only regular files are read"
+            )
+        blocks: list[bytes] = []
+        size = 0
+        while size <= cap:
+            block = os.read(fd, min(_BLOCK, cap + 1 - size))
+            if not block:
+                break
+            blocks.append(block)
+            size += len(block)
+        return b"".join(blocks)
+    except OSError as exc:
+        raise Refused("file-unreadable", exc.strerror or str(exc)) from None
+    finally:
+        os.close(fd)
+
+
 def read_sources(paths: list[Path], base: Path) -> tuple[list[SourceFile], list[Problem]]:
-    """Read each file whole (entries are capped small); an unreadable file is a problem."""
+    """Read each file (entries are capped small); a file that is not read is a problem."""
     sources: list[SourceFile] = []
     problems: list[Problem] = []
     for path in paths:
         name = relative_name(path, base)
-        try:
-            with path.open("rb") as handle:
-                # Read one byte past the cap so the loader can say the file is too large
-                # without this process ever holding a huge file in memory.
-                raw = handle.read(MAX_FILE_BYTES + 1)
-        except OSError as exc:
+        if path.suffix not in ENTRY_SUFFIXES:
+            fixed = path.with_suffix(path.suffix.lower()).name
             problems.append(
-                Problem(name, 1, 1, Level.ERROR, "file-unreadable", exc.strerror or str(exc))
+                Problem(
+                    name,
+                    1,
+                    1,
+                    Level.ERROR,
+                    "file-name",
+                    f"entry files end in .yaml, in lower case; rename it to {fixed}",
+                )
             )
+            continue
+        try:
+            # One byte past the cap, so the loader can say the file is too large without
+            # this process ever holding a huge file in memory.
+            raw = read_regular(path, base, MAX_FILE_BYTES)
+        except Refused as exc:
+            problems.append(Problem(name, 1, 1, Level.ERROR, exc.check, exc.message))
             continue
         sources.append(SourceFile(name, raw))
     return sources, problems
+
+
+def read_benign(folder: Path, base: Path) -> tuple[list[LogBytes], list[Problem]]:
+    """The benign corpus: every *.log in `folder`, each a regular file of at most
+    MAX_BENIGN_BYTES; any other is a problem, and is left out of the check."""
+    logs: list[LogBytes] = []
+    problems: list[Problem] = []
+    for path in sorted(folder.glob("*.log")):
+        name = relative_name(path, base)
+        try:
+            raw = read_regular(path, base, MAX_BENIGN_BYTES)
+        except Refused as exc:
+            problems.append(Problem(name, 1, 1, Level.ERROR, exc.check, exc.message))
+            continue
+        if len(raw) > MAX_BENIGN_BYTES:
+            problems.append(
+                Problem(
+                    name,
+                    1,
+                    1,
+                    Level.ERROR,
+                    "file-too-large",
+                    f"benign log is larger than the {MAX_BENIGN_BYTES:,}-byte limit; "
+                    "keep the lines that matter",
+                )
+            )
+            continue
+        logs.append(LogBytes(name, raw))
+    return logs, problems

@@ -3,15 +3,20 @@ placed problem list from every command, never a traceback, a hang or a silent sk
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from entry_factory import entry_yaml
 
 from generator.cli import main
 from generator.loading.fmt import FormatError, format_text
 from generator.loading.yaml_source import load_yaml
 from generator.validation import SourceFile, validate_sources
 
+REPO = Path(__file__).resolve().parents[2]
 DEEP = "a: " + "[" * 400 + "]" * 400 + "\n"  # 800 bytes, 400 levels
 TOO_DEEP = (
     "error [yaml-too-deep] lists and mappings are nested more than 32 levels deep; "
@@ -72,3 +77,117 @@ def test_fmt_refuses_deep_nesting_with_its_place() -> None:
     with pytest.raises(FormatError) as caught:
         format_text(DEEP)
     assert (caught.value.line, caught.value.col) == (1, 35)
+
+
+def trainwreck(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command in a child, so that a hang fails the test instead of stalling the run;
+    stdin is a pipe that stays open, as a terminal would."""
+    return subprocess.run(
+        [sys.executable, "-m", "generator.cli", *args],
+        cwd=repo,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdin=subprocess.PIPE,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_fifos_devices_and_links_out_are_placed_problems_never_opened(repo: Path) -> None:
+    folder = repo / "entries/framework"
+    os.mkfifo(folder / "pipe.yaml")
+    (folder / "stdin.yaml").symlink_to("/dev/stdin")
+    (folder / "zero.yml").symlink_to("/dev/zero")
+    outside = repo.parent / f"{repo.name}-outside.yaml"
+    outside.write_text(entry_yaml())
+    (folder / "outside.yaml").symlink_to(outside)
+    (repo / "entries/gpu-hardware").mkdir()
+    (repo / "entries/gpu-hardware/xid-79-gpu-fallen-off-bus.yaml").write_text(entry_yaml())
+    done = trainwreck(repo, "validate")
+    assert (done.returncode, done.stderr) == (1, "4 problem(s) in 5 file(s)\n")
+    assert done.stdout.splitlines() == [
+        f"entries/framework/outside.yaml:1:1: error [file-not-regular] a link to {outside}, "
+        "outside the repository; only files in it are read",
+        "entries/framework/pipe.yaml:1:1: error [file-not-regular] a FIFO; "
+        "only regular files are read",
+        "entries/framework/stdin.yaml:1:1: error [file-not-regular] a link to /dev/stdin, "
+        "outside the repository; only files in it are read",
+        "entries/framework/zero.yml:1:1: error [file-not-regular] a link to /dev/zero, "
+        "outside the repository; only files in it are read",
+    ]
+    fmt = trainwreck(repo, "fmt", "--check")
+    assert fmt.returncode == 1
+    assert sorted(fmt.stderr.splitlines()) == [
+        f"entries/framework/outside.yaml:1:1: error [fmt] cannot read: a link to {outside}, "
+        "outside the repository; only files in it are read",
+        "entries/framework/pipe.yaml:1:1: error [fmt] cannot read: a FIFO; "
+        "only regular files are read",
+        "entries/framework/stdin.yaml:1:1: error [fmt] cannot read: a link to /dev/stdin, "
+        "outside the repository; only files in it are read",
+        "entries/framework/zero.yml:1:1: error [fmt] cannot read: a link to /dev/zero, "
+        "outside the repository; only files in it are read",
+    ]
+
+
+def test_a_fifo_inside_the_repository_is_refused_by_kind(repo: Path) -> None:
+    os.mkfifo(repo / "fifo")
+    (repo / "entries/framework/linked.yaml").symlink_to(repo / "fifo")
+    done = trainwreck(repo, "validate")
+    assert done.stdout.splitlines() == [
+        f"entries/framework/linked.yaml:1:1: error [file-not-regular] a link to {repo}/fifo, "
+        "a FIFO; only regular files are read"
+    ]
+
+
+def test_an_upper_case_suffix_is_reported_not_skipped(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (repo / "entries/framework/x.YAML").write_text(entry_yaml("x"))
+    assert main(["validate"]) == 1
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [
+        "entries/framework/x.YAML:1:1: error [file-name] entry files end in .yaml, in lower "
+        "case; rename it to x.yaml"
+    ]
+    assert err == "1 problem(s) in 1 file(s)\n"
+
+
+PEAK_RSS = """
+import resource, sys
+from generator.cli import main
+code = main(["validate"])
+print(code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+"""
+
+
+def test_the_benign_corpus_is_capped_and_only_regular_files_are_read(repo: Path) -> None:
+    (repo / "entries/gpu-hardware").mkdir()
+    (repo / "entries/gpu-hardware/xid-79-gpu-fallen-off-bus.yaml").write_text(entry_yaml())
+    benign = repo / "corpus/benign"
+    benign.mkdir(parents=True)
+    (benign / "healthy.log").write_text("NCCL INFO Bootstrap : Using eth0\n")
+    (benign / "zero.log").symlink_to("/dev/zero")
+    os.mkfifo(benign / "pipe.log")
+    with (benign / "huge.log").open("wb") as handle:
+        handle.truncate(4 << 30)  # 4 GiB, sparse: costs no disk
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK_RSS],
+        cwd=repo,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdin=subprocess.PIPE,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.stdout.splitlines() == [
+        "corpus/benign/huge.log:1:1: error [file-too-large] benign log is larger than the "
+        "8,388,608-byte limit; keep the lines that matter",
+        "corpus/benign/pipe.log:1:1: error [file-not-regular] a FIFO; only regular files are read",
+        "corpus/benign/zero.log:1:1: error [file-not-regular] a link to /dev/zero, outside the "
+        "repository; only files in it are read",
+    ]
+    lines = done.stderr.splitlines()
+    assert lines[0] == "3 problem(s) in 1 file(s)"
+    code, peak_kib = lines[1].split()
+    assert code == "1"
+    assert int(peak_kib) < 200 * 1024, f"peak RSS {int(peak_kib) // 1024} MiB"
