@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from generator.problems import FORMATS, format_problems, has_errors
+from generator.problems import FORMATS, Problem, format_problems, has_errors
 
 if TYPE_CHECKING:
     from generator.diagnose.engine import LogBytes
@@ -29,25 +29,20 @@ class _Usage(Exception):
     """Bad usage or input that cannot be read: printed as one line, exit code 2."""
 
 
-def _benign_corpus(option: str | None) -> list[LogBytes] | None:
-    """The healthy logs the signature checks match against: *.log under the corpus folder.
+def _benign_corpus(option: str | None) -> tuple[list[LogBytes] | None, list[Problem]]:
+    """The healthy logs the signature checks match against: *.log under the corpus folder,
+    and the problems of the files there that are not read (not regular, too large).
 
     Without --benign, corpus/benign/ is used when it exists and the check is skipped when not.
     """
-    from generator.diagnose.engine import LogBytes
+    from generator.loading.discovery import read_benign
 
     folder = Path(option or BENIGN_DIR)
     if not folder.is_dir():
         if option is not None:
             raise _Usage(f"{option}: no such directory")
-        return None
-    logs = []
-    for path in sorted(folder.glob("*.log")):
-        try:
-            logs.append(LogBytes(path.as_posix(), path.read_bytes()))
-        except OSError as exc:
-            raise _Usage(f"{path}: {exc.strerror or exc}") from None
-    return logs
+        return None, []
+    return read_benign(folder, Path.cwd())
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -67,12 +62,12 @@ def _validate(args: argparse.Namespace) -> int:
     sources, unreadable = read_sources(everything, base)
     wanted = {relative_name(p, base) for p in requested}
     try:
-        benign = _benign_corpus(args.benign)
+        benign, benign_problems = _benign_corpus(args.benign)
     except _Usage as exc:
         print(f"trainwreck: {exc}", file=sys.stderr)
         return EXIT_USAGE
     result = validate_sources(sources, report_for=wanted, benign=benign)
-    problems = [*unreadable, *result.problems]
+    problems = [*unreadable, *benign_problems, *result.problems]
     if problems:
         print(format_problems(problems, args.format))
     elif args.format == "json":
@@ -96,11 +91,11 @@ def _build(args: argparse.Namespace) -> int:
     # Validate first, so a bad entry is reported as file:line:col and no build is attempted.
     sources, unreadable = read_sources(find_entry_files(Path(args.entries)), Path.cwd())
     try:
-        benign = _benign_corpus(args.benign)
+        benign, benign_problems = _benign_corpus(args.benign)
     except _Usage as exc:
         print(f"trainwreck: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    problems = [*unreadable, *validate_sources(sources, benign=benign).problems]
+    problems = [*unreadable, *benign_problems, *validate_sources(sources, benign=benign).problems]
     if problems:
         print(format_problems(problems, args.format))
     if has_errors(problems):
@@ -308,8 +303,9 @@ def _new(args: argparse.Namespace) -> int:
 
 
 def _fmt(args: argparse.Namespace) -> int:
-    from generator.loading.discovery import find_entry_files
+    from generator.loading.discovery import Refused, find_entry_files, read_regular
     from generator.loading.fmt import FormatError, format_text
+    from generator.loading.yaml_source import MAX_FILE_BYTES
 
     paths: list[Path] = []
     for raw in args.paths or [args.entries]:
@@ -321,9 +317,13 @@ def _fmt(args: argparse.Namespace) -> int:
     failed = False
     for path in paths:
         try:
-            text = path.read_text(encoding="utf-8")
+            raw = read_regular(path, Path.cwd(), MAX_FILE_BYTES)
+            if len(raw) > MAX_FILE_BYTES:
+                raise Refused("fmt", "file is larger than the limit for an entry")
+            # Universal newlines, as read_text gave: CRLF files come out with LF.
+            text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
             formatted = format_text(text)
-        except (OSError, UnicodeDecodeError) as exc:
+        except (Refused, UnicodeDecodeError) as exc:
             print(f"{path.as_posix()}:1:1: error [fmt] cannot read: {exc}", file=sys.stderr)
             failed = True
             continue
