@@ -181,6 +181,12 @@ def nesting_problem(text: str) -> YamlProblem | None:
 _CONTROL = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
+# Line breaks to YAML but not to editors or `grep -n`: after one, every line number YAML gives
+# would point a line too low, so they are refused where they stand.
+_ODD_BREAKS = re.compile("[\x85\u2028\u2029]")
+_BREAK_NAMES = {"\x85": "next line", "\u2028": "line separator", "\u2029": "paragraph separator"}
+
+
 def _decode(raw: bytes) -> str:
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise YamlProblem("file-encoding", "file is UTF-16; save it as UTF-8", 1, 1)
@@ -210,6 +216,19 @@ def _decode(raw: bytes) -> str:
         char = bad.group()
         what = "NUL byte" if char == "\x00" else f"character U+{ord(char):04X}"
         raise YamlProblem("file-encoding", f"{what} in file; entries are plain text", line, col)
+    odd = _ODD_BREAKS.search(text)
+    if odd:
+        at = odd.start()
+        line = text.count("\n", 0, at) + 1
+        col = at - (text.rfind("\n", 0, at) + 1) + 1
+        char = odd.group()
+        raise YamlProblem(
+            "file-encoding",
+            f"character U+{ord(char):04X} ({_BREAK_NAMES[char]}) is a line break to YAML but "
+            "not to editors; use a plain newline or a space",
+            line,
+            col,
+        )
     return text
 
 

@@ -191,3 +191,17 @@ def test_the_benign_corpus_is_capped_and_only_regular_files_are_read(repo: Path)
     code, peak_kib = lines[1].split()
     assert code == "1"
     assert int(peak_kib) < 200 * 1024, f"peak RSS {int(peak_kib) // 1024} MiB"
+
+
+@pytest.mark.parametrize(
+    ("char", "name"),
+    [("\x85", "next line"), ("\u2028", "line separator"), ("\u2029", "paragraph separator")],
+)
+def test_line_breaks_editors_do_not_see_are_refused_where_they_stand(char: str, name: str) -> None:
+    text = entry_yaml().replace("severity: critical", f"severity: crit{char}ical", 1)
+    line = next(n for n, t in enumerate(text.split("\n"), 1) if t.startswith("severity"))
+    assert problems({"entries/gpu-hardware/xid-79-gpu-fallen-off-bus.yaml": text}) == [
+        f"entries/gpu-hardware/xid-79-gpu-fallen-off-bus.yaml:{line}:15: error [file-encoding] "
+        f"character U+{ord(char):04X} ({name}) is a line break to YAML but not to editors; "
+        "use a plain newline or a space"
+    ]
