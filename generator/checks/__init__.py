@@ -1,6 +1,6 @@
 """All checks, registered by id on import."""
 
-from generator.checks import identity, loading, markdown, schema, signatures
+from generator.checks import identity, invisible, loading, markdown, schema, signatures
 from generator.checks.base import REGISTRY, Check, EntryDoc
 
 __all__ = [
@@ -8,6 +8,7 @@ __all__ = [
     "Check",
     "EntryDoc",
     "identity",
+    "invisible",
     "loading",
     "markdown",
     "schema",

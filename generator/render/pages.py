@@ -20,6 +20,7 @@ from generator.catalog import Catalog
 from generator.model.categories import CATEGORIES
 from generator.model.entry import Entry
 from generator.model.inline import inline_plain
+from generator.model.invisible import show_invisible
 from generator.render import data_files
 from generator.render.markdown import plain_text, render_inline_marks, render_markdown
 from generator.render.structured_data import entry_structured_data, script_json
@@ -148,6 +149,8 @@ class Renderer:
             page_url=self.site_url + page_path if self.site_url else "",
             **context,
         )
+        # Bidi controls and zero-width characters that prose may hold are shown, not obeyed.
+        html, title, description = map(show_invisible, (html, title, description))
         return RenderedPage(src_uri, title, description, html, _toc(html), searchable)
 
     def entry(self, entry: Entry, catalog: Catalog) -> RenderedPage:
