@@ -335,10 +335,12 @@ def _fmt(args: argparse.Namespace) -> int:
             continue
         changed.append(path.as_posix())
         if not args.check:
-            # Write beside and rename, so an interrupted fmt never leaves half a file.
-            tmp = path.with_name(f".{path.name}.fmt-tmp")
+            # Write beside and rename, so an interrupted fmt never leaves half a file; a
+            # linked entry is formatted where it lives (inside the repository), and stays a link.
+            real = Path(os.path.realpath(path))
+            tmp = real.with_name(f".{real.name}.fmt-tmp")
             tmp.write_text(formatted, encoding="utf-8")
-            os.replace(tmp, path)
+            os.replace(tmp, real)
     for name in changed:
         print(f"{name}: {'would reformat' if args.check else 'reformatted'}")
     if failed:
