@@ -205,3 +205,27 @@ def test_line_breaks_editors_do_not_see_are_refused_where_they_stand(char: str, 
         f"character U+{ord(char):04X} ({name}) is a line break to YAML but not to editors; "
         "use a plain newline or a space"
     ]
+
+
+def test_fmt_formats_a_linked_entry_where_it_lives_and_keeps_the_link(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shared = repo / "shared/xid-79-gpu-fallen-off-bus.yaml"
+    shared.parent.mkdir()
+    messy = (
+        entry_yaml()
+        .replace("severity: critical\n", "")
+        .replace("layer: hardware\n", "layer: hardware\nseverity: critical\n")
+    )
+    shared.write_text(messy)
+    link = repo / "entries/gpu-hardware/xid-79-gpu-fallen-off-bus.yaml"
+    link.parent.mkdir()
+    link.symlink_to("../../shared/xid-79-gpu-fallen-off-bus.yaml")
+    assert main(["fmt"]) == 0
+    assert (
+        capsys.readouterr().out
+        == "entries/gpu-hardware/xid-79-gpu-fallen-off-bus.yaml: reformatted\n"
+    )
+    assert os.readlink(link) == "../../shared/xid-79-gpu-fallen-off-bus.yaml"
+    assert shared.read_text() == entry_yaml()
+    assert sorted(p.name for p in shared.parent.iterdir()) == [shared.name]
