@@ -119,3 +119,14 @@ class FileName(Check):
 
     id = "file-name"
     phase = "load"
+
+
+@register
+class YamlNumber(Check):
+    """Numbers are plain: no YAML 1.1 base-60 values (`1:30` is 90) and at most 32 characters.
+
+    Fails: `timeout: 1:30`, or a 512 KiB `1:1:1:...` that would take seconds to convert.
+    """
+
+    id = "yaml-number"
+    phase = "load"

@@ -232,6 +232,37 @@ def _decode(raw: bytes) -> str:
     return text
 
 
+_NUMBER_TAGS = {"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"}
+# No number an entry holds needs more digits; Python's int() is quadratic in them.
+MAX_NUMBER_CHARS = 32
+
+
+def _shown(value: str, limit: int = 40) -> str:
+    """A value quoted in a message: whole when short, else its start and its length."""
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}... ({len(value):,} characters)"
+
+
+def _check_number(node: ScalarNode) -> None:
+    value = str(node.value)
+    if ":" in value:
+        raise YamlProblem(
+            "yaml-number",
+            f"{_shown(value)} is a YAML 1.1 base-60 number; quote it if it is text",
+            node.start_mark.line + 1,
+            node.start_mark.column + 1,
+        )
+    if len(value) > MAX_NUMBER_CHARS:
+        raise YamlProblem(
+            "yaml-number",
+            f"number {_shown(value)} is longer than {MAX_NUMBER_CHARS} characters; "
+            "quote it if it is text",
+            node.start_mark.line + 1,
+            node.start_mark.column + 1,
+        )
+
+
 def _style(node: Node) -> str | None:
     return node.style if isinstance(node, ScalarNode) and node.style in ("|", ">") else None
 
@@ -247,6 +278,13 @@ def _build(node: Node, path: Path, loader: _StrictLoader, positions: dict[Path, 
     if isinstance(node, MappingNode):
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise YamlProblem(
+                    "yaml-key",
+                    "merge keys (<<) are not allowed; write the keys out in full",
+                    key_node.start_mark.line + 1,
+                    key_node.start_mark.column + 1,
+                )
             if not isinstance(key_node, ScalarNode) or key_node.tag != "tag:yaml.org,2002:str":
                 raise YamlProblem(
                     "yaml-key",
@@ -281,13 +319,15 @@ def _build(node: Node, path: Path, loader: _StrictLoader, positions: dict[Path, 
             positions[child] = Position(line, col, line, col, _style(item))
             items.append(_build(item, child, loader, positions))
         return items
+    if node.tag in _NUMBER_TAGS and isinstance(node, ScalarNode):
+        _check_number(node)
     try:
         return loader.construct_object(node, deep=True)
     except ValueError as exc:
         # An impossible timestamp such as 2026-13-45 fails in datetime, not in PyYAML.
         raise YamlProblem(
             "yaml-syntax",
-            f"invalid value {node.value!r}: {exc}",
+            f"invalid value {_shown(str(node.value))}: {exc}",
             node.start_mark.line + 1,
             node.start_mark.column + 1,
         ) from None

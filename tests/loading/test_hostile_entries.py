@@ -229,3 +229,32 @@ def test_fmt_formats_a_linked_entry_where_it_lives_and_keeps_the_link(
     assert os.readlink(link) == "../../shared/xid-79-gpu-fallen-off-bus.yaml"
     assert shared.read_text() == entry_yaml()
     assert sorted(p.name for p in shared.parent.iterdir()) == [shared.name]
+
+
+def test_base_60_and_overlong_numbers_are_refused_before_they_are_converted() -> None:
+    sexagesimal = "a: " + ":".join(["1"] * 170_000) + "\n"  # 340 KB: seconds to convert
+    assert problems(
+        {
+            "entries/x/bomb.yaml": sexagesimal,
+            "entries/x/time.yaml": "a: 1:30\n",
+            "entries/x/float.yaml": "a: 1:30.5\n",
+            "entries/x/digits.yaml": "a: " + "9" * 10_000 + "\n",
+        }
+    ) == [
+        "entries/x/bomb.yaml:1:4: error [yaml-number] '1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:'"
+        "... (339,999 characters) is a YAML 1.1 base-60 number; quote it if it is text",
+        "entries/x/digits.yaml:1:4: error [yaml-number] number "
+        "'9999999999999999999999999999999999999999'... (10,000 characters) is longer than 32 "
+        "characters; quote it if it is text",
+        "entries/x/float.yaml:1:4: error [yaml-number] '1:30.5' is a YAML 1.1 base-60 number; "
+        "quote it if it is text",
+        "entries/x/time.yaml:1:4: error [yaml-number] '1:30' is a YAML 1.1 base-60 number; "
+        "quote it if it is text",
+    ]
+
+
+def test_merge_keys_are_named_as_merge_keys() -> None:
+    assert problems({"entries/x/merge.yaml": "a: 1\n<<: {b: 2}\n"}) == [
+        "entries/x/merge.yaml:2:1: error [yaml-key] merge keys (<<) are not allowed; "
+        "write the keys out in full"
+    ]
