@@ -109,6 +109,7 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
         server.observer = PollingObserver(timeout=PREVIEW_POLL_SECONDS)
         for path in watched:
             server.watch(path)
+        refuse_nul_paths(server)
         return server
 
     def _base(self, config: Any) -> Path:
@@ -270,6 +271,22 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
             ]
         )
         return rendered.html
+
+
+def refuse_nul_paths(server: Any) -> None:
+    """Answer a request for a path holding NUL (`GET /%00`) with MkDocs' own 404.
+
+    MkDocs' server hands the decoded path to open(), which raises ValueError on NUL; it then
+    answers 500 and logs a traceback. No file's name holds NUL, so not found is the answer.
+    """
+    serve = server._serve_request
+
+    def guarded(environ: dict[str, Any], start_response: Any) -> Any:
+        if "\x00" in environ.get("PATH_INFO", ""):
+            return None  # MkDocs' serve_request answers None with its 404 page
+        return serve(environ, start_response)
+
+    server._serve_request = guarded
 
 
 def _remove_outputs(gone: set[str], config: Any) -> None:

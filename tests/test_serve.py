@@ -202,3 +202,27 @@ def test_the_banner_shows_hostile_text_from_a_broken_entry_as_text(
     assert banner.locator("img").count() == 0
     assert page.evaluate("() => window.pwned") is None
     assert page.errors == []
+
+
+def test_a_path_holding_nul_is_not_found_not_a_server_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from mkdocs.livereload import LiveReloadServer
+
+    from generator.mkdocs_glue import refuse_nul_paths
+
+    (tmp_path / "index.html").write_text("home")
+    server = LiveReloadServer(lambda: None, "127.0.0.1", 0, str(tmp_path))
+    refuse_nul_paths(server)
+    statuses: list[str] = []
+
+    def get(path: str) -> bytes:
+        environ = {"PATH_INFO": path, "REQUEST_METHOD": "GET"}
+        return b"".join(server.serve_request(environ, lambda s, h: statuses.append(s)))
+
+    with caplog.at_level("ERROR"):
+        assert get("/\x00") == b"404 Not Found"
+        assert get("/a\x00b/index.html") == b"404 Not Found"
+        assert get("/index.html") == b"home"
+    assert statuses == ["404 Not Found", "404 Not Found", "200 OK"]
+    assert caplog.records == []
