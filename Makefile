@@ -58,11 +58,13 @@ fuzz: $(VENV)/.installed-test
 # The failure lab (docs/lab.md): real PyTorch jobs that fail on purpose, in a throwaway
 # virtualenv per release; their logs go to corpus/lab/<release>/ and are committed.
 TORCH ?= 2.13.0
+# 0.23 no longer prints the fork warning (docs/lab.md, Findings)
+TOKENIZERS ?= 0.22.1
 LAB_VENV := .lab-venv-$(TORCH)
 $(LAB_VENV)/.installed:
 	$(PYTHON) -m venv $(LAB_VENV)
 	$(LAB_VENV)/bin/python -m pip install -q --upgrade pip
-	$(LAB_VENV)/bin/python -m pip install -q torch==$(TORCH) numpy tokenizers
+	$(LAB_VENV)/bin/python -m pip install -q torch==$(TORCH) numpy tokenizers==$(TOKENIZERS)
 	$(LAB_VENV)/bin/python -m pip install -q -e .
 	touch $@
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import verdict as lab  # noqa: E402
+import verdict as lab
 
 
 def compare(a: Path, b: Path) -> list[dict[str, object]]:

@@ -20,12 +20,13 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import verdict as lab  # noqa: E402
+import verdict as lab
 
 REPO = lab.REPO
 BIN = Path(sys.executable).parent
@@ -56,7 +57,14 @@ def command(s: dict[str, Any], port: int) -> list[str]:
             "--rdzv-id", "lab", "--rdzv-conf", "join_timeout=3", *script,
         ]  # fmt: skip
     if s.get("nproc"):
-        return ["torchrun", "--nproc-per-node", str(s["nproc"]), "--master-port", str(port), *script]
+        return [
+            "torchrun",
+            "--nproc-per-node",
+            str(s["nproc"]),
+            "--master-port",
+            str(port),
+            *script,
+        ]
     return ["python", *script]
 
 
@@ -96,8 +104,8 @@ def run(s: dict[str, Any], port: int, out: Path, versions: str, tmpfs: bool) -> 
         env["LAB_DIR"] = workdir
         if setup == "tmpfs" and tmpfs:
             notes.append("a 1 MiB tmpfs (unshare -m; mount -t tmpfs -o size=1m) as LAB_DIR")
-            real = ["unshare", "-m", "sh", "-c",
-                    f'mount -t tmpfs -o size=1m lab {workdir} && exec "$@"', "sh", *real]  # fmt: skip
+            mount = f'mount -t tmpfs -o size=1m lab {workdir} && exec "$@"'
+            real = ["unshare", "-m", "sh", "-c", mount, "sh", *real]
         elif setup == "tmpfs":
             notes.append("no tmpfs allowed here: RLIMIT_FSIZE 1 MiB instead")
             real = ["sh", "-c", 'ulimit -f 1024 && exec "$@"', "sh", *real]
@@ -122,16 +130,32 @@ def run(s: dict[str, Any], port: int, out: Path, versions: str, tmpfs: bool) -> 
         real, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         start_new_session=True,
     )  # fmt: skip
+    chunks: list[bytes] = []
+    seen = threading.Event()
+    marker = s.get("when", "").encode()
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            chunks.append(line)
+            if marker and marker in line:
+                seen.set()
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
     if setup == "sigterm-agent":
-        time.sleep(s.get("after", 4))
+        if seen.wait(s.get("timeout", 90)):
+            time.sleep(s.get("after", 1))
         proc.send_signal(signal.SIGTERM)
-        notes.append(f"SIGTERM to torchrun after {s.get('after', 4)} s")
+        notes.append(f"SIGTERM to torchrun {s.get('after', 1)} s after it printed {s['when']!r}")
     try:
-        output, _ = proc.communicate(timeout=s.get("timeout", 90))
+        proc.wait(timeout=s.get("timeout", 90))
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
-        output, _ = proc.communicate()
+        proc.wait()
         notes.append("the lab's own timeout killed the job")
+    reader.join(10)
+    output = b"".join(chunks)
     took = time.monotonic() - started
     if held is not None:
         held.close()

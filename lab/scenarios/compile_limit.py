@@ -1,7 +1,7 @@
 """torch.compile recompiles once per new dtype until Dynamo's recompile limit is hit.
 
-    compile_limit.py warn   the limit is hit and Dynamo falls back to eager (a warning)
-    compile_limit.py hard   fail_on_recompile_limit_hit: the limit is an error
+compile_limit.py warn   the limit is hit and Dynamo falls back to eager (a warning)
+compile_limit.py hard   fail_on_recompile_limit_hit: the limit is an error
 """
 
 import sys

@@ -1,6 +1,6 @@
 """A DataLoader worker fails.
 
-    dataloader.py kill|segv|bus|exit|timeout|nofile
+dataloader.py kill|segv|bus|exit|timeout|nofile
 """
 
 import ctypes

@@ -1,9 +1,9 @@
 """DistributedDataParallel faults on gloo.
 
-    ddp.py unused        a layer that never gets a gradient, find_unused_parameters=False
-    ddp.py inconsistent  the faulty rank builds a model with one more layer
-    ddp.py collectives   TORCH_DISTRIBUTED_DEBUG=DETAIL; the faulty rank broadcasts, others reduce
-    ddp.py healthy       a few clean DDP steps
+ddp.py unused        a layer that never gets a gradient, find_unused_parameters=False
+ddp.py inconsistent  the faulty rank builds a model with one more layer
+ddp.py collectives   TORCH_DISTRIBUTED_DEBUG=DETAIL; the faulty rank broadcasts, others reduce
+ddp.py healthy       a few clean DDP steps
 """
 
 import sys

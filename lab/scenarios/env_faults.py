@@ -1,7 +1,7 @@
 """Distributed set-up mistakes in one process.
 
-    env_faults.py no-rank      init_process_group(env://) outside torchrun
-    env_faults.py no-group     a collective before init_process_group
+env_faults.py no-rank      init_process_group(env://) outside torchrun
+env_faults.py no-group     a collective before init_process_group
 """
 
 import os

@@ -1,9 +1,9 @@
 """Files and disks: too many open files (RLIMIT_NOFILE), a full disk, a write size limit.
 
-    files.py nofile       open() until RLIMIT_NOFILE (64) says no
-    files.py save-full    torch.save onto a full filesystem (LAB_DIR: a 1 MiB tmpfs from lab/run.py)
-    files.py write-full   a plain write onto a full filesystem
-    files.py fsize        torch.save under RLIMIT_FSIZE (SIGXFSZ ignored: the write gets EFBIG)
+files.py nofile       open() until RLIMIT_NOFILE (64) says no
+files.py save-full    torch.save onto a full filesystem (LAB_DIR: a 1 MiB tmpfs from lab/run.py)
+files.py write-full   a plain write onto a full filesystem
+files.py fsize        torch.save under RLIMIT_FSIZE (SIGXFSZ ignored: the write gets EFBIG)
 """
 
 import os
@@ -18,7 +18,7 @@ import _lab
 how = sys.argv[1]
 if how == "nofile":
     resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
-    held = [open(__file__) for _ in range(100)]
+    held = [open(__file__) for _ in range(100)]  # noqa: SIM115
 elif how in ("save-full", "write-full"):
     target = os.path.join(os.environ["LAB_DIR"], "checkpoint.pt")
     _lab.say(f"saving checkpoint to {target}")

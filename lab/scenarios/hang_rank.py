@@ -1,6 +1,6 @@
 """One rank hangs (sleeps) while the others wait, until a short timeout fires.
 
-    hang_rank.py allreduce|monitored_barrier|barrier
+hang_rank.py allreduce|monitored_barrier|barrier
 """
 
 import sys

@@ -1,11 +1,11 @@
 """Healthy runs: these must stay silent under every signature.
 
-    healthy.py allreduce    torchrun start, one all_reduce, clean exit
-    healthy.py train        training progress with Python logging, one process or many
-    healthy.py checkpoint   checkpoint saves every few steps, then a resume that loads one
-    healthy.py loader       a DataLoader with workers
-    healthy.py compile      torch.compile (eager backend) for a few steps
-    healthy.py linger       a slow step (the agent waits; stays under every timeout)
+healthy.py allreduce    torchrun start, one all_reduce, clean exit
+healthy.py train        training progress with Python logging, one process or many
+healthy.py checkpoint   checkpoint saves every few steps, then a resume that loads one
+healthy.py loader       a DataLoader with workers
+healthy.py compile      torch.compile (eager backend) for a few steps
+healthy.py linger       a slow step of 10 s (stays under every timeout; lab/run.py may stop it)
 """
 
 import logging
@@ -63,7 +63,8 @@ elif how == "compile":
     for step in range(3):
         log.info("step %d out %.4f", step, fast(torch.randn(4, 8)).sum().item())
 elif how == "linger":
-    _lab.linger(2)
+    log.info("rank %d: a slow step", _lab.RANK)
+    _lab.linger(10)
     log.info("slow step done")
 if distributed:
     dist.barrier()

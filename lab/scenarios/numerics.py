@@ -1,6 +1,6 @@
 """Numerics and autograd faults in one process.
 
-    numerics.py nan-clip | anomaly | inplace | backward-twice | no-grad-fn
+numerics.py nan-clip | anomaly | inplace | backward-twice | no-grad-fn
 """
 
 import sys

@@ -1,8 +1,8 @@
 """Host memory runs out on one rank.
 
-    oom.py rlimit   RLIMIT_AS caps the address space; the allocator refuses a big tensor
-    oom.py cgroup   the rank joins a memory cgroup (LAB_CGROUP, made by lab/run.py) and the
-                    kernel's OOM killer SIGKILLs it
+oom.py rlimit   RLIMIT_AS caps the address space; the allocator refuses a big tensor
+oom.py cgroup   the rank joins a memory cgroup (LAB_CGROUP, made by lab/run.py) and the
+                kernel's OOM killer SIGKILLs it
 """
 
 import os
@@ -20,7 +20,8 @@ if distributed:
 if _lab.faulty():
     if how == "rlimit":
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        used = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        pages = int(open("/proc/self/statm").read().split()[0])  # noqa: SIM115
+        used = pages * os.sysconf("SC_PAGE_SIZE")
         resource.setrlimit(resource.RLIMIT_AS, (used + (512 << 20), hard))
         _lab.say(f"rank {_lab.RANK}: address space capped at {(used >> 20) + 512} MiB")
     else:

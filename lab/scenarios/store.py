@@ -1,9 +1,9 @@
 """TCPStore failures in one process, with a timeout of a few seconds.
 
-    store.py wait      a key no one sets
-    store.py connect   a client to a port no server listens on
-    store.py clients   a server waiting for a second client that never comes
-    store.py inuse     a server on a port another socket holds
+store.py wait      a key no one sets
+store.py connect   a client to a port no server listens on
+store.py clients   a server waiting for a second client that never comes
+store.py inuse     a server on a port another socket holds
 """
 
 import os
