@@ -54,6 +54,7 @@ fuzz: $(VENV)/.installed-test
 	$(BIN)/python -m pip install -q -e '.[fuzz]'
 	$(BIN)/python fuzz/fuzz_loader.py -max_total_time=$$(( $(MINUTES) * 60 ))
 	$(BIN)/python fuzz/fuzz_scanner.py -max_total_time=$$(( $(MINUTES) * 60 ))
+	$(BIN)/python fuzz/fuzz_publish.py -max_total_time=$$(( $(MINUTES) * 60 ))
 
 # The failure lab (docs/lab.md): real PyTorch jobs that fail on purpose, in a throwaway
 # virtualenv per release; their logs go to corpus/lab/<release>/ and are committed.

@@ -23,6 +23,7 @@ import contextlib
 import fcntl
 import os
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -52,9 +53,7 @@ def publish(site: Path, build: Callable[[Path], None]) -> Path:
     builds = builds_dir(site)
     made = _missing_parents(builds)
     try:
-        builds.mkdir(parents=True, exist_ok=True)
-        with _publish_lock(builds):
-            lock_fd, target = _new_build(builds)
+        lock_fd, target = _start_build(builds)
     except OSError as exc:
         _remove_empty(made)
         raise PublishError(f"{site}: cannot make a build folder: {_reason(exc)}") from None
@@ -83,10 +82,30 @@ def publish(site: Path, build: Callable[[Path], None]) -> Path:
     return target
 
 
+def _start_build(builds: Path) -> tuple[int, Path]:
+    """Make the folder of builds and a new build in it. A build that failed as the first one
+    removes the folder it made, so another build starting then may find it gone: it makes it
+    again and retries."""
+    for attempt in range(10):
+        try:
+            builds.mkdir(parents=True, exist_ok=True)
+            with _publish_lock(builds):
+                return _new_build(builds)
+        except (FileNotFoundError, FileExistsError):
+            if attempt == 9:
+                raise
+    raise AssertionError("unreachable")
+
+
 def _check_site(site: Path) -> None:
-    if site.is_symlink() or not site.exists():
+    # One lstat: another build may create the link between two separate looks.
+    try:
+        mode = os.lstat(site).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return  # nothing there yet; making its folder says what is in the way
+    if stat.S_ISLNK(mode):
         return
-    if site.is_dir():
+    if stat.S_ISDIR(mode):
         raise PublishError(
             f"{site}: a folder that `trainwreck build` did not make; "
             "move it away or pass another --site-dir"
