@@ -185,11 +185,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("names", nargs="*", help="only these scenarios")
+    parser.add_argument(
+        "--base-port",
+        type=int,
+        help="scenario i uses this port + i (default: by release, so releases can run at once)",
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     versions = software()
     build = "cpu" if "+cpu" in versions.split(",")[0] else "cuda"
     tmpfs = tmpfs_works()
+    minor = int(versions.split()[1].split(".")[1])
+    base = args.base_port or BASE_PORT + 100 * (minor % 50)
     all_scenarios = lab.scenarios()
     unknown = set(args.names) - {s["name"] for s in all_scenarios}
     if unknown:
@@ -198,7 +205,7 @@ def main() -> int:
     for number, s in enumerate(all_scenarios):
         if args.names and s["name"] not in args.names:
             continue
-        path = run(s, BASE_PORT + number, args.out, versions, tmpfs)
+        path = run(s, base + number, args.out, versions, tmpfs)
         wrong = lab.check(s, lab.diagnose(path), build)
         gap = lab.expectation(s, build).get("gap")
         state = "ok" if not wrong else ("GAP" if gap else "FAIL")

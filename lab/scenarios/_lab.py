@@ -21,8 +21,14 @@ def say(*parts: object) -> None:
     print(*parts, flush=True)
 
 
-def init(timeout: float = TIMEOUT) -> None:
+def init(timeout: float = 60) -> None:
+    """A gloo group; its timeout is long so that a slow start is never a fault."""
     dist.init_process_group("gloo", timeout=timedelta(seconds=timeout))
+
+
+def short_group() -> dist.ProcessGroup:
+    """A group of all ranks whose collectives time out after LAB_TIMEOUT seconds."""
+    return dist.new_group(timeout=timedelta(seconds=TIMEOUT))
 
 
 def faulty() -> bool:

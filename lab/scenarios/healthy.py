@@ -24,7 +24,7 @@ logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s", le
 log = logging.getLogger("train")
 distributed = _lab.WORLD > 1
 if distributed:
-    _lab.init(timeout=30)
+    _lab.init()
 net = _lab.model()
 if how == "allreduce":
     t = torch.ones(4) * (_lab.RANK + 1)
