@@ -54,15 +54,20 @@ def command(s: dict[str, Any], port: int) -> list[str]:
         return [
             "torchrun", "--nnodes", "2", "--nproc-per-node", str(s["nproc"]),
             "--rdzv-backend", "c10d", "--rdzv-endpoint", f"127.0.0.1:{port}",
-            "--rdzv-id", "lab", "--rdzv-conf", "join_timeout=3", *script,
+            "--rdzv-id", "lab", "--rdzv-conf", "join_timeout=3", "--monitor-interval", "2",
+            *script,
         ]  # fmt: skip
     if s.get("nproc"):
+        # The agent looks at its workers every 2 s (default 0.1 s), so the ranks that survive a
+        # fault always print their collateral before it stops them: the same log every run.
         return [
             "torchrun",
             "--nproc-per-node",
             str(s["nproc"]),
             "--master-port",
             str(port),
+            "--monitor-interval",
+            "2",
             *script,
         ]
     return ["python", *script]
