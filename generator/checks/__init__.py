@@ -1,6 +1,14 @@
 """All checks, registered by id on import."""
 
-from generator.checks import identity, invisible, loading, markdown, schema, signatures
+from generator.checks import (
+    identity,
+    invisible,
+    loading,
+    markdown,
+    refines,
+    schema,
+    signatures,
+)
 from generator.checks.base import REGISTRY, Check, EntryDoc
 
 __all__ = [
@@ -11,6 +19,7 @@ __all__ = [
     "invisible",
     "loading",
     "markdown",
+    "refines",
     "schema",
     "signatures",
 ]

@@ -237,7 +237,12 @@ class SignatureAmbiguity(IndexCheck):
         by_id = {doc.entry.id: doc for doc in docs}
 
         def declared(a: Entry, b: Entry) -> bool:
-            return b.id in (*a.related, *a.collateral) or a.id in (*b.related, *b.collateral)
+            return (
+                b.id in (*a.related, *a.collateral)
+                or a.id in (*b.related, *b.collateral)
+                or a.refines == b.id
+                or b.refines == a.id
+            )
 
         reported: set[tuple[int, str]] = set()
         matches = (

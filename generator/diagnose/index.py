@@ -8,7 +8,7 @@ diagnosis shows (title, severity, one-line fix, page path) and the relations tri
     {"version": 1,
      "max_line_bytes": 65536,
      "entries": {"<id>": {"title", "category", "severity", "quick_fix", "path",
-                          "related": [...], "collateral": [...]}},
+                          "related": [...], "collateral": [...], "refines": id | null}},
      "signatures": [{"entry", "pattern", "role": "defining" | "context" | "harmless",
                      "seen_in"}]}
 
@@ -52,6 +52,7 @@ class IndexEntry(_Model):
     path: str
     related: tuple[str, ...] = ()
     collateral: tuple[str, ...] = ()
+    refines: str | None = None
 
 
 class IndexSignature(_Model):
@@ -90,6 +91,7 @@ def build_index(entries: Iterable[Entry]) -> IndexFile:
                 path=entry_path(e.id),
                 related=e.related,
                 collateral=e.collateral,
+                refines=e.refines,
             )
             for e in ordered
         },

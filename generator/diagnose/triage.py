@@ -6,6 +6,10 @@
   the destroy_process_group warning) makes a "not-the-cause" finding, listed last. It is never
   a root cause, never collateral and never names the first failed rank; when the same entry
   also has a defining hit, the defining hit wins.
+- One line, one root cause: when a line matches defining signatures of an entry and of the
+  entry it `refines` (directly or through a chain), the line is the specific entry's only; the
+  general entry's defining match on that line is folded into it (lines that only the general
+  entry matches still count for it).
 - When A is found and B is in A's declared `collateral`, B is collateral. If declarations
   form a cycle among the found entries (A lists B and B lists A), the edge counts only from the
   entry that failed first, so a cycle never leaves a diagnosis without a root cause.
@@ -128,6 +132,8 @@ class Tally:
         for number in match.signatures:
             sig = self.index.signatures[number]
             roles.setdefault(sig.entry, set()).add(sig.role)
+        if len(roles) > 1:
+            self._fold(roles)
         hit: Hit | None = None
         if match.evidence is not None or match.launch is not None:
             hit = self._witness(match, roles)
@@ -147,6 +153,21 @@ class Tally:
             if stream not in tally.firsts:
                 hit = hit or Hit.of(match)
                 tally.firsts[stream] = hit
+
+    def _fold(self, roles: dict[str, set[str]]) -> None:
+        """Drop the defining role of every entry that another defining entry on the line
+        refines: the specific entry is the line's root cause."""
+        entries = self.index.entries
+        specific = [e for e, found in roles.items() if "defining" in found]
+        for entry_id in specific:
+            general = entries[entry_id].refines
+            seen = {entry_id}
+            while general is not None and general not in seen:
+                seen.add(general)
+                found = roles.get(general)
+                if found is not None and "defining" in found:
+                    found.discard("defining")
+                general = entries[general].refines if general in entries else None
 
     def _witness(self, match: LineMatch, roles: dict[str, set[str]]) -> Hit:
         hit = Hit.of(match)

@@ -292,6 +292,11 @@ class Entry(_Model):
     collateral: tuple[EntryId, ...] = Field(
         default=(), description="Ids of failures this one commonly triggers on other ranks."
     )
+    refines: EntryId | None = Field(
+        default=None,
+        description="The id of the more general entry this one is a special case of. A log line "
+        "that both match is this entry's: the general entry is folded into it there.",
+    )
     examples: Annotated[tuple[Example, ...], Field(min_length=1)] = Field(
         description="Real log excerpts, each with the URL of the thread it comes from."
     )

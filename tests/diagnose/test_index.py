@@ -37,6 +37,7 @@ def test_index_holds_entries_and_signatures_in_a_fixed_order() -> None:
                 "path": "failures/cuda-ecc-uncorrectable/",
                 "related": ["nccl-watchdog-timeout", "elastic-child-failed"],
                 "collateral": ["nccl-watchdog-timeout", "elastic-child-failed"],
+                "refines": None,
             },
             "nccl-watchdog-timeout": {
                 "title": "NCCL watchdog timeout: Watchdog caught collective operation timeout",
@@ -52,6 +53,7 @@ def test_index_holds_entries_and_signatures_in_a_fixed_order() -> None:
                     "cuda-ecc-uncorrectable",
                 ],
                 "collateral": ["elastic-child-failed"],
+                "refines": None,
             },
         },
         "signatures": [

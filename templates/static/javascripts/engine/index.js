@@ -3,7 +3,7 @@
 //
 //   {"version": 1, "max_line_bytes": 65536,
 //    "entries": {"<id>": {"title", "category", "severity", "quick_fix", "path",
-//                         "related": [], "collateral": []}},
+//                         "related": [], "collateral": [], "refines": id | null}},
 //    "signatures": [{"entry", "pattern", "role": "defining" | "context" | "harmless", "seen_in"}]}
 (function (root) {
   "use strict";
@@ -52,6 +52,7 @@
         path: e.path,
         related: Array.isArray(e.related) ? e.related.slice() : [],
         collateral: Array.isArray(e.collateral) ? e.collateral.slice() : [],
+        refines: typeof e.refines === "string" ? e.refines : null,
       };
     });
     var signatures = [];

@@ -102,6 +102,7 @@
       roles.get(sig.entry).add(sig.role);
     });
     if (match.host) this.hosts.add(match.host);
+    if (roles.size > 1) fold(index, roles);
     var hit = null;
     if ((match.evidence !== undefined && match.evidence !== null) || (match.launch !== undefined && match.launch !== null)) {
       hit = this.witness(match, roles);
@@ -126,6 +127,25 @@
       }
     }, this);
   };
+
+  // One line, one root cause: the defining role of an entry that another defining entry on the
+  // line refines (directly or through a chain) is dropped (triage.py's _fold).
+  function fold(index, roles) {
+    var specific = [];
+    roles.forEach(function (found, entry) {
+      if (found.has("defining")) specific.push(entry);
+    });
+    specific.forEach(function (entryId) {
+      var general = index.entries[entryId].refines;
+      var seen = new Set([entryId]);
+      while (general !== null && general !== undefined && !seen.has(general)) {
+        seen.add(general);
+        var found = roles.get(general);
+        if (found !== undefined && found.has("defining")) found.delete("defining");
+        general = index.entries[general] ? index.entries[general].refines : null;
+      }
+    });
+  }
 
   var CLOCKS = ["absolute", "yearless", "boot"];
 
