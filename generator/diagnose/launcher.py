@@ -119,6 +119,7 @@ _SRUN_SIGNALS = {
     "Terminated": 15,
     "Floating point exception": 8,
     "Illegal instruction": 4,
+    "Out Of Memory": 9,  # the cgroup's OOM killer ended the task
 }
 _MPIRUN = re.compile(
     r"(?:mpirun|mpiexec|orterun|prterun) noticed that process rank (\d{1,6}) with PID \d+ "

@@ -60,6 +60,8 @@ class LineInfo:
 
 _SRUN = re.compile(r" {0,8}(\d{1,6}): ", re.ASCII)
 _TORCHRUN = re.compile(r"\[(?:rank|default)(\d{1,6})\]:", re.ASCII)
+# Open MPI's --tag-output: `[jobid,rank]<stdout>:` (or <stderr>), the world rank second.
+_MPI_TAG = re.compile(r"\[\d{1,9},(\d{1,6})\]<std(?:out|err)>:", re.ASCII)
 _TEXT_RANK = re.compile(r"(?<![A-Za-z])Rank (\d{1,6})(?![0-9])", re.ASCII)
 
 _ISO = re.compile(
@@ -198,7 +200,7 @@ def read_line_body(text: str) -> tuple[LineInfo, str]:
     if m is not None:
         prefix_rank = int(m.group(1))
         rest = rest[m.end() :]
-    m = _TORCHRUN.match(rest.lstrip(" "))
+    m = _TORCHRUN.match(rest.lstrip(" ")) or _MPI_TAG.match(rest.lstrip(" "))
     if m is not None:
         prefix_rank = int(m.group(1))
         rest = rest.lstrip(" ")[m.end() :]

@@ -32,8 +32,8 @@ _COMPOSE = re.compile(r"([A-Za-z0-9][\w.-]*) +\| ", re.ASCII)
 _KUBECTL = re.compile(r"\[pod/([A-Za-z0-9][\w.-]*)/[\w.-]+\] ", re.ASCII)
 _PDSH = re.compile(r"([a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*): ", re.ASCII)
 _LEAD_TIME = re.compile(
-    r"\[?(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?)\]? +"
-    r"(?=\[(?:rank|default)\d{1,6}\]:)",
+    r"\[?(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?)\]?:? +"
+    r"(?=\[(?:rank|default)\d{1,6}\]:|\[\d{1,9},\d{1,6}\]<std(?:out|err)>:)",
     re.ASCII,
 )
 _BOLD_OPEN = re.compile(r"\*\*(?=[^\s*])", re.ASCII)

@@ -85,9 +85,11 @@ def test_block_size_never_changes_a_result(chunk: int, monkeypatch: pytest.Monke
     expected = [run(p.read_bytes(), p.name) for p in logs]
     monkeypatch.setattr(scan, "CHUNK_BYTES", chunk)
     assert [run(p.read_bytes(), p.name) for p in logs] == expected
-    # 37 signature matches, and two launcher reports no signature matches: srun's
-    # `task 5: Exited with exit code 1` and the torchrun summary's `exitcode  : 1`.
-    assert sum(len(m) for m, _, _ in expected) == 39
+    # In the hand-made sets (the real/ corpus grows): 37 signature matches, and two launcher
+    # reports no signature matches: srun's `task 5: Exited with exit code 1` and the torchrun
+    # summary's `exitcode  : 1`.
+    made = [r for p, r in zip(logs, expected, strict=True) if "real" not in p.parts]
+    assert sum(len(m) for m, _, _ in made) == 39
 
 
 def test_hyperscan_and_plain_find_prefilters_agree() -> None:

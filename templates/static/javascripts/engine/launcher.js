@@ -60,7 +60,7 @@
   var SRUN_CODE = /Exited with exit code (\d{1,3})/;
   var SRUN_SIGNALS = [
     ["Killed", 9], ["Segmentation fault", 11], ["Aborted", 6], ["Bus error", 7],
-    ["Terminated", 15], ["Floating point exception", 8], ["Illegal instruction", 4],
+    ["Terminated", 15], ["Floating point exception", 8], ["Illegal instruction", 4], ["Out Of Memory", 9],
   ];
   var MPIRUN = /(?:mpirun|mpiexec|orterun|prterun) noticed that process rank (\d{1,6}) with PID \d+ on node [^ \t\n\r\f\v]+ exited on signal (\d{1,3})/;
   var MPI_NAME = /^ *Process name: +\[\[\d+,\d+\],(\d{1,6})\]/;

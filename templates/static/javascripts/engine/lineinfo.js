@@ -19,6 +19,8 @@
 
   var SRUN = /^ {0,8}(\d{1,6}): /;
   var TORCHRUN = /^\[(?:rank|default)(\d{1,6})\]:/;
+  // Open MPI's --tag-output: `[jobid,rank]<stdout>:` (or <stderr>), the world rank second.
+  var MPI_TAG = /^\[\d{1,9},(\d{1,6})\]<std(?:out|err)>:/;
   var TEXT_RANK = /(?<![A-Za-z])Rank (\d{1,6})(?![0-9])/;
   var ISO = new RegExp(
     "(?<![0-9])(\\d{4})-(\\d{2})-(\\d{2})[T _](\\d{2}):(\\d{2}):(\\d{2})(?:[.,](\\d{1,9}))?" +
@@ -252,7 +254,7 @@
       prefixRank = int(m[1]);
       rest = rest.slice(m[0].length);
     }
-    m = TORCHRUN.exec(lstripSpaces(rest));
+    m = TORCHRUN.exec(lstripSpaces(rest)) || MPI_TAG.exec(lstripSpaces(rest));
     if (m !== null) {
       prefixRank = int(m[1]);
       rest = lstripSpaces(rest).slice(m[0].length);
