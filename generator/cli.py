@@ -19,6 +19,7 @@ from generator.problems import FORMATS, Problem, format_problems, has_errors
 if TYPE_CHECKING:
     from generator.diagnose.engine import LogBytes
     from generator.diagnose.index import SignatureIndex
+    from generator.scaffold import Draft
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 BENIGN_DIR = "corpus/benign"
@@ -268,13 +269,51 @@ def _diagnose(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _draft(path: str) -> Draft:
+    """The error line of a log that the catalog may lack, as the diagnosis's fallback finds it
+    with no catalog at all (docs/diagnose.md), and the log's lines around it."""
+    from generator.diagnose.engine import LogBytes, diagnose_logs
+    from generator.diagnose.evidence import body_of
+    from generator.diagnose.index import SignatureIndex, build_index
+    from generator.diagnose.inputs import LogInput, OpenLog
+    from generator.diagnose.lineinfo import read_line_body
+    from generator.diagnose.scan import LogReadError
+    from generator.scaffold import CONTEXT_AFTER, CONTEXT_BEFORE, Draft
+
+    name = Path(path).as_posix()
+    try:
+        with OpenLog(LogInput(name, path, True, None)) as opened:
+            parts = []
+            while chunk := opened.read(1 << 20):
+                parts.append(chunk)
+    except LogReadError as exc:
+        raise ValueError(str(exc)) from None
+    raw = b"".join(parts)
+    run = diagnose_logs(SignatureIndex(build_index([])), [LogBytes(name, raw)])
+    if not run.diagnosis.unrecognized:
+        raise ValueError("no line in it states an error (no traceback, signal, Xid or error line)")
+    found = run.diagnosis.unrecognized[0]
+    lines = raw.decode("utf-8", "replace").split("\n")
+    first = max(0, found.hit.line - 1 - CONTEXT_BEFORE)
+    around = [line.rstrip("\r") for line in lines[first : found.hit.line + CONTEXT_AFTER]]
+    while around and not around[-1].strip():
+        around.pop()
+    return Draft(
+        name,
+        found.hit.line,
+        found.kind,
+        body_of(read_line_body(found.hit.text)[1]),
+        tuple(around),
+    )
+
+
 def _new(args: argparse.Namespace) -> int:
     import datetime as dt
     import re
 
     from generator.model.categories import CATEGORY_IDS
     from generator.model.entry import ID_RE
-    from generator.scaffold import skeleton
+    from generator.scaffold import draft_from_log, skeleton
 
     if args.category not in CATEGORY_IDS:
         print(
@@ -293,10 +332,18 @@ def _new(args: argparse.Namespace) -> int:
     if taken:
         print(f"trainwreck: {taken[0].as_posix()} already exists", file=sys.stderr)
         return EXIT_USAGE
+    text = skeleton(args.id, args.category, dt.date.today())
+    if args.from_log is not None:
+        try:
+            draft = _draft(args.from_log)
+        except (OSError, ValueError) as exc:
+            print(f"trainwreck: {args.from_log}: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        text = draft_from_log(args.id, args.category, dt.date.today(), draft)
     target = root / args.category / f"{args.id}.yaml"
     target.parent.mkdir(parents=True, exist_ok=True)
     with target.open("x", encoding="utf-8") as handle:
-        handle.write(skeleton(args.id, args.category, dt.date.today()))
+        handle.write(text)
     print(target.as_posix())
     print(f"next: fill it in, then `trainwreck validate {target.as_posix()}`", file=sys.stderr)
     return EXIT_OK
@@ -429,6 +476,11 @@ def parser() -> argparse.ArgumentParser:
     new.add_argument("id", help="kebab-case id, e.g. host-oom-killer")
     new.add_argument("--category", required=True, help="the entry's category (its folder)")
     new.add_argument("--entries", default="entries")
+    new.add_argument(
+        "--from-log",
+        metavar="FILE",
+        help="draft observed, one signature and one example from the error line of this log",
+    )
     new.set_defaults(run=_new)
 
     fmt = sub.add_parser("fmt", help="rewrite entries in the canonical layout, keeping comments")

@@ -6,6 +6,9 @@ fails exactly on them and says what to write; the rest hold sensible starting va
 from __future__ import annotations
 
 import datetime as dt
+import json
+import re
+from dataclasses import dataclass
 
 SCHEMA_LINE = "# yaml-language-server: $schema=../../schema/entry.schema.json"
 
@@ -103,3 +106,79 @@ def skeleton(entry_id: str, category: str, today: dt.date) -> str:
     return _SKELETON.format(
         schema_line=SCHEMA_LINE, path=path, entry_id=entry_id, category=category, today=today
     )
+
+
+# --- drafting from a log: `trainwreck new ID --category C --from-log FILE` ------------------
+
+CONTEXT_BEFORE = 8  # lines of the log kept before the error line
+CONTEXT_AFTER = 2
+DRAFT_CHARS = 200  # of the error line, for the drafted signature
+
+# The variable parts of an error line, most specific first; each becomes a placeholder.
+_VARIABLE = re.compile(
+    r"(?P<hex>0x[0-9A-Fa-f]+)"
+    r"|(?P<path>(?:[A-Za-z]:)?(?:[\w.~-]*/)+[\w.-]+)"
+    # A number stands alone or in a shape (64x512), never inside a name (sm_80, fp16).
+    r"|(?P<num>(?<![A-Za-wyz_.\d])\d+(?:\.\d+)+(?![\d.]))"
+    r"|(?P<int>(?<![A-Za-wyz_.\d])\d+(?![\d.]))",
+    re.ASCII,
+)
+
+
+_LEADING = re.compile(r"^(?:\{(?:hex|token|num|int)\}|[\s\-:.,/\[\]()T])+", re.ASCII)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What a log gives a new entry: the error line, where it is, and the lines around it."""
+
+    file: str
+    line: int
+    kind: str
+    text: str  # the error line without wrappers and rank prefix
+    around: tuple[str, ...]
+
+
+def draft_signature(text: str) -> str:
+    """A signature drafted from an error line: literal text, with hex numbers, paths and
+    numbers as {hex}, {token}, {num} and {int}, braces doubled; cut at DRAFT_CHARS."""
+    out: list[str] = []
+    at = 0
+    for m in _VARIABLE.finditer(text[:DRAFT_CHARS]):
+        out.append(text[at : m.start()].replace("{", "{{").replace("}", "}}"))
+        kind = m.lastgroup or "token"
+        out.append("{token}" if kind == "path" else "{" + kind + "}")
+        at = m.end()
+    out.append(text[at:DRAFT_CHARS].replace("{", "{{").replace("}", "}}"))
+    # A pattern starts with literal text: a leading time or number adds nothing.
+    return _LEADING.sub("", "".join(out)).rstrip()
+
+
+def _block(lines: tuple[str, ...], indent: str) -> str:
+    return "".join(f"{indent}{line}\n" if line.strip() else "\n" for line in lines)
+
+
+def draft_from_log(entry_id: str, category: str, today: dt.date, draft: Draft) -> str:
+    """The skeleton of `new`, with `observed`, one signature and one example drafted from the
+    log. The example's URL, the signature's `seen_in` and all the prose stay empty, so
+    `validate` fails until the editor has written them and checked the signature upstream."""
+    text = skeleton(entry_id, category, today)
+    observed = "observed: |\n" + _block(draft.around, "  ")
+    signature = (
+        f"# Drafted from {draft.file}:{draft.line} ({draft.kind}); check it against the\n"
+        "# upstream source, keep the words that name this failure, and set seen_in.\n"
+        f"signatures:\n  - pattern: {json.dumps(draft_signature(draft.text))}\n"
+        '    role: defining\n    seen_in: ""\n'
+    )
+    example = (
+        f"# From {draft.file}:{draft.line}; set url to the public thread it was posted in.\n"
+        'examples:\n  - url: ""\n    log: |\n' + _block(draft.around, "      ")
+    )
+    for old, new in (
+        ('observed: ""\n', observed),
+        ("signatures: []\n", signature),
+        ("examples: []\n", example),
+    ):
+        assert old in text
+        text = text.replace(old, new, 1)
+    return text
