@@ -29,7 +29,9 @@ READ = """() => {
   const entry = document.querySelector('.tw-entry');
   const heading = (h) => ({
     id: h.id,
-    text: h.firstChild.textContent,
+    // The heading's words as a reader sees them: code spans included, the permalink left out.
+    text: [...h.childNodes].filter(n => !(n.classList && n.classList.contains('headerlink')))
+      .map(n => n.textContent).join(''),
     link: (h.querySelector('a.headerlink') || {getAttribute: () => null}).getAttribute('href'),
   });
   return {
