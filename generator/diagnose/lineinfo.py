@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass
 
@@ -193,7 +194,15 @@ def read_line_body(text: str) -> tuple[LineInfo, str]:
     rank prefix, and a timestamp that stood before the rank prefix is the line's time when the
     line gives none after it.
     """
-    unwrapped = unwrap(text[:HEAD_CHARS])
+    return _read_head(text[:HEAD_CHARS])
+
+
+# A line's head is read again by the look-backs of later matches (of any stream, in a log of
+# many ranks), so results are kept for recent heads (at most HEAD_CHARS characters each, so the
+# cache stays small): the function is pure and its result frozen.
+@functools.lru_cache(maxsize=8192)
+def _read_head(text: str) -> tuple[LineInfo, str]:
+    unwrapped = unwrap(text)
     head = rest = unwrapped.text
     prefix_rank: int | None = None
     m = _SRUN.match(rest)
