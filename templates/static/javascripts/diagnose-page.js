@@ -268,7 +268,9 @@
       clear(list);
       var byRank = new Map();
       var all = [];
-      result.findings.forEach(function (f) {
+      // A timeline of harmless lines alone would read as a failure: it shows only with a failure.
+      var failed = result.findings.some(function (f) { return f.role !== "not-the-cause"; });
+      (failed ? result.findings : []).forEach(function (f) {
         f.streams.forEach(function (hit) {
           var key = hit.rank === null ? "none" : hit.rank;
           if (!byRank.has(key)) byRank.set(key, []);
