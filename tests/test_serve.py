@@ -165,7 +165,13 @@ def test_a_deleted_entry_leaves_the_preview(served: tuple[Path, str]) -> None:
         "[ 123.456] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.",
         "[ 123.456] A spare failure on GPU 3",
     )
-    extra.write_text(text.replace("  xid: [79]", "  xid: []"))
+    extra.write_text(
+        text.replace(
+            "  xid: [79]\n  xid_actions:\n    - code: 79\n"
+            "      meaning: GPU has fallen off the bus\n      action: reboot\n",
+            "  xid: []\n",
+        )
+    )
     page = f"{url}/failures/gpu-spare-entry/"
     wait_for(lambda: "gpu-spare-entry" in fetch(page), "the new entry's page")
     assert "gpu-spare-entry" in fetch(f"{url}/api/entries/gpu-spare-entry.json")
