@@ -67,11 +67,21 @@ def make_entry(n: int, count: int, shape: str, title: str = "") -> str:
         ),
         'title: "Xid 79: GPU has fallen off the bus"': f'title: "{title or f"Synthetic {n:04d}"}"',
     }
+    # Each synthetic code keeps the factory's row (identical rows for one code agree).
+    row = "    - code: 79\n      meaning: GPU has fallen off the bus\n      action: reboot\n"
     if shape == "crowded":
-        replacements["  xid: [79]"] = f"  xid: [{1 + n % 900}]"
+        code = 1 + n % 900
+        replacements["  xid: [79]"] = f"  xid: [{code}]"
+        replacements[row] = row.replace("code: 79", f"code: {code}")
     else:
         cat = category(n, shape)
-        xid = f"[{1 + n % 160}]" if cat == "gpu-hardware" else "[]"
+        code = 1 + n % 160
+        xid = f"[{code}]" if cat == "gpu-hardware" else "[]"
+        replacements["  xid_actions:\n" + row] = (
+            "  xid_actions:\n" + row.replace("code: 79", f"code: {code}")
+            if cat == "gpu-hardware"
+            else ""
+        )
         related = ", ".join(entry_id((n + step) % count) for step in (1, 2) if step < count)
         replacements |= {
             "category: gpu-hardware": f"category: {cat}",
