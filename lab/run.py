@@ -121,7 +121,7 @@ def run(s: dict[str, Any], port: int, out: Path, versions: str, tmpfs: bool) -> 
         held.listen()
         notes.append(f"another process listens on port {port} first")
     if setup == "cgroup":
-        cgroup = CGROUP_ROOT / f"trainwreck-lab-{s['name']}"
+        cgroup = CGROUP_ROOT / f"trainwreck-lab-{os.getpid()}-{s['name']}"
         try:
             cgroup.mkdir(exist_ok=True)
             (cgroup / "memory.limit_in_bytes").write_text(str(300 << 20))

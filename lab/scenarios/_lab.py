@@ -38,7 +38,15 @@ def faulty() -> bool:
 def wait_in_collective() -> None:
     """What the healthy ranks do while the faulty one fails: sit in an all_reduce."""
     t = torch.ones(4)
-    dist.all_reduce(t)
+    try:
+        dist.all_reduce(t)
+    except RuntimeError:
+        # Print the error now, as Python would at exit (torch's hook adds the [rankN]: prefix),
+        # and stay up, as a rank stuck in its clean-up does, until torchrun stops it. A rank
+        # that exited here could be named torchrun's root cause in place of the faulty one.
+        sys.excepthook(*sys.exc_info())
+        time.sleep(60)
+        raise
     say(f"rank {RANK}: all_reduce returned {t.tolist()}")
 
 
