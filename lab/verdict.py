@@ -110,3 +110,19 @@ def check(scenario: dict[str, Any], verdict: Verdict, build: str) -> list[str]:
     if rank != "any" and verdict.first_failed_rank != rank:
         wrong.append(f"expected first failed rank {rank}, got {verdict.first_failed_rank}")
     return wrong
+
+
+def excerpt_problem(excerpt: str, log_text: str) -> str | None:
+    """Why `excerpt` is not a verbatim excerpt of a lab log (None: it is).
+
+    Each non-blank line of the excerpt must be a whole line of the log, in the log's order, so
+    that an entry's lab example is the lab's own output, trimmed and never edited.
+    """
+    lines = log_text.splitlines()
+    at = 0
+    for wanted in (line for line in excerpt.splitlines() if line.strip()):
+        try:
+            at = lines.index(wanted, at) + 1
+        except ValueError:
+            return f"not a line of the log (after line {at}): {wanted!r}"
+    return None

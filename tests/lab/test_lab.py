@@ -79,3 +79,44 @@ def test_healthy_lab_logs_pass_the_benign_corpus_check() -> None:
     benign = [LogBytes(p.relative_to(REPO).as_posix(), p.read_bytes()) for p in healthy]
     problems = list(BenignCorpus().check_index(docs, benign))
     assert [p.message for p in problems] == []
+
+
+def test_excerpt_problem_takes_whole_lines_in_order_and_nothing_else() -> None:
+    log = "# header\nfirst line\nsecond line\nthird line\n"
+    assert lab.excerpt_problem("first line\n\nthird line\n", log) is None
+    assert lab.excerpt_problem("third line\nfirst line\n", log) == (
+        "not a line of the log (after line 4): 'first line'"
+    )
+    assert lab.excerpt_problem("second line, edited\n", log) == (
+        "not a line of the log (after line 0): 'second line, edited'"
+    )
+    assert lab.excerpt_problem("second\n", log) == "not a line of the log (after line 0): 'second'"
+
+
+def test_lab_examples_are_verbatim_excerpts_of_committed_logs_and_name_their_scenario() -> None:
+    sources, _ = read_sources(find_entry_files(REPO / "entries"), REPO)
+    seen, wrong = 0, []
+    for source in sources:
+        doc, _ = load_doc(source)
+        if doc is None:
+            continue
+        for number, example in enumerate(doc.entry.examples):
+            if example.lab is None:
+                continue
+            seen += 1
+            where = f"{doc.entry.id} examples[{number}]"
+            log = REPO / example.lab
+            if not log.is_file():
+                wrong.append(f"{where}: no such lab log {example.lab}")
+                continue
+            if (problem := lab.excerpt_problem(example.log, log.read_text())) is not None:
+                wrong.append(f"{where}: {problem}")
+            scenario = SCENARIOS.get(log.stem)
+            if scenario is None:
+                wrong.append(f"{where}: no scenario {log.stem} in lab/scenarios.toml")
+                continue
+            want = lab.expectation(scenario, lab.build_of(log))
+            if want["expect"] != doc.entry.id:
+                wrong.append(f"{where}: scenario {log.stem} expects {want['expect']}")
+    assert seen >= 1
+    assert wrong == []
