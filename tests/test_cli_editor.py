@@ -85,7 +85,7 @@ def test_new_skeleton_fails_only_on_what_needs_writing_then_validates_and_builds
         f"{NEW}:71:13: error [schema] references: needs at least 1 item — write upstream docs "
         "and issue threads you have read (https URLs)",
         f"{NEW}:80:11: error [schema] examples: needs at least 1 item — write real log "
-        "excerpts, each with the URL of the thread it comes from",
+        "excerpts, each with the thread (url) or lab log (lab) it comes from",
         f"{NEW}:84:6: error [schema] faq: needs at least 3 items — write three to six "
         "questions people ask, answered for this failure",
     ]

@@ -14,7 +14,7 @@ from functools import cache
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from generator.diagnose.pattern import PatternError, parse
 from generator.model.categories import Category
@@ -67,6 +67,18 @@ InlineLine = Annotated[Line, INLINE_MARKS]
 InlineText = Annotated[Text, INLINE_MARKS]
 Url = Annotated[str, AfterValidator(_https_url), Field(max_length=500)]
 EntryId = Annotated[str, Field(pattern=ID_RE, max_length=80)]
+# A failure-lab log committed in this repository: corpus/lab/<torch release>/<scenario>.log.
+# The pattern admits no "..", no absolute path and no other folder.
+_LAB_LOG = re.compile(r"corpus/lab/[0-9]+\.[0-9]+\.[0-9]+/[a-z0-9]+(?:-[a-z0-9]+)*\.log")
+
+
+def _lab_log(value: str) -> str:
+    if not _LAB_LOG.fullmatch(value):
+        raise ValueError("must be a lab log's path: corpus/lab/<torch release>/<scenario>.log")
+    return value
+
+
+LabLog = Annotated[str, AfterValidator(_lab_log), Field(max_length=200)]
 Tag = Annotated[str, Field(pattern=ID_RE, max_length=40)]
 
 
@@ -226,10 +238,24 @@ class Reference(_Model):
 
 
 class Example(_Model):
-    url: Url = Field(description="The public thread or post this log excerpt comes from.")
+    url: Url | None = Field(
+        default=None, description="The public thread or post this log excerpt comes from."
+    )
+    lab: LabLog | None = Field(
+        default=None,
+        description="Instead of url: the failure-lab log it comes from, "
+        "corpus/lab/<torch release>/<scenario>.log (docs/lab.md).",
+    )
     log: Text = Field(
         description="Verbatim log lines; one must match a defining (or harmless) signature."
     )
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Example:
+        # A log comes from one place: a public thread, or a run of the lab in this repository.
+        if (self.url is None) == (self.lab is None):
+            raise ValueError("give exactly one of url (a public thread) or lab (a lab log)")
+        return self
 
 
 class FaqItem(_Model):
@@ -298,7 +324,7 @@ class Entry(_Model):
         "that both match is this entry's: the general entry is folded into it there.",
     )
     examples: Annotated[tuple[Example, ...], Field(min_length=1)] = Field(
-        description="Real log excerpts, each with the URL of the thread it comes from."
+        description="Real log excerpts, each with the thread (url) or lab log (lab) it comes from."
     )
     faq: Annotated[tuple[FaqItem, ...], Field(min_length=3, max_length=6)] = Field(
         description="Three to six questions people ask, answered for this failure."

@@ -249,3 +249,24 @@ def test_xid_codes_need_one_agreeing_row_of_meaning_and_action() -> None:
         f"{other}; keep one, or make them the same",
         f"{GOOD}:51:13: error [xid-actions] Xid 31 is not in codes.xid",
     ]
+
+
+def test_an_example_names_one_source_a_public_url_or_a_lab_log() -> None:
+    url = "  - url: https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1\n"
+    lab = "  - lab: corpus/lab/2.13.0/sigkill-one-of-two.log\n"
+    both = edit(entry_yaml(), url, url + "    lab: corpus/lab/2.13.0/sigkill-one-of-two.log\n")
+    neither = edit(entry_yaml(), url + "    log: |\n", "  - log: |\n")
+    outside = edit(entry_yaml(), url, "  - lab: corpus/lab/2.13.0/../../../etc/passwd\n")
+    assert problems({GOOD: edit(entry_yaml(), url, lab)}) == []
+    assert problems({GOOD: both}) == [
+        f"{GOOD}:60:5: error [schema] examples[0]: give exactly one of url "
+        "(a public thread) or lab (a lab log)",
+    ]
+    assert problems({GOOD: neither}) == [
+        f"{GOOD}:60:5: error [schema] examples[0]: give exactly one of url "
+        "(a public thread) or lab (a lab log)",
+    ]
+    assert problems({GOOD: outside}) == [
+        f"{GOOD}:60:10: error [schema] examples[0].lab: must be a lab log's path: "
+        "corpus/lab/<torch release>/<scenario>.log",
+    ]

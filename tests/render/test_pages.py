@@ -70,3 +70,18 @@ def test_text_from_an_entry_is_escaped_everywhere() -> None:
     assert html.count("&lt;script&gt;alert(1)&lt;/script&gt;") == 6
     assert "{{ 7*7 }}{% raw %}" in html
     assert "<code>&lt;b&gt;</code>" in html
+
+
+def test_a_lab_example_names_its_log_and_links_nowhere() -> None:
+    url = "  - url: https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1\n"
+    lab = "  - lab: corpus/lab/2.13.0/sigkill-one-of-two.log\n"
+    entry = entry_from(entry_yaml().replace(url, url + "    log: |\n      seen once\n" + lab))
+    page = Renderer(TEMPLATES).entry(entry, Catalog.of([entry]))
+    captions = re.findall(r"<figcaption>.*?</figcaption>", page.html, flags=re.S)
+    assert captions == [
+        '<figcaption>From <a href="https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1" '
+        'rel="nofollow noopener">https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1'
+        "</a></figcaption>",
+        "<figcaption>From the failure lab: <code>corpus/lab/2.13.0/sigkill-one-of-two.log</code>"
+        "</figcaption>",
+    ]
