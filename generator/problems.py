@@ -40,6 +40,18 @@ class Problem:
         return f"::{self.level} file={path},line={self.line},col={self.col}::{message}"
 
 
+# What a message may quote of an author's text: enough to find it, never a 10,000-digit value.
+QUOTE_CHARS = 40
+
+
+def quoted(value: object, limit: int = QUOTE_CHARS) -> str:
+    """A value from the input, quoted in a message: whole when short, else its start and length."""
+    text = str(value)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
 FORMATS = ("text", "github", "json")
 
 

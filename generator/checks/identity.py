@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import PurePosixPath
 
 from generator.checks.base import Check, EntryDoc, register
-from generator.problems import Level, Problem
+from generator.problems import Level, Problem, quoted
 from generator.scaffold import SCHEMA_LINE
 
 
@@ -24,7 +24,7 @@ class IdMatchesFilename(Check):
         stem = PurePosixPath(doc.path).stem
         if doc.entry.id != stem:
             yield doc.problem(
-                self.id, f"id {doc.entry.id!r} does not match the file name {stem!r}", ("id",)
+                self.id, f"id {doc.entry.id!r} does not match the file name {quoted(stem)}", ("id",)
             )
 
 
@@ -42,7 +42,8 @@ class CategoryMatchesDirectory(Check):
         if doc.entry.category != folder:
             yield doc.problem(
                 self.id,
-                f"category {doc.entry.category.value!r} does not match the folder {folder!r}; "
+                f"category {doc.entry.category.value!r} does not match the folder "
+                f"{quoted(folder)}; "
                 f"move the file to entries/{doc.entry.category.value}/",
                 ("category",),
             )

@@ -13,7 +13,7 @@ from generator.checks.base import Check, EntryDoc, register
 from generator.loading.yaml_source import Path
 from generator.model.entry import ID_RE
 from generator.model.inline import has_marks, leftover_mark
-from generator.problems import Level, Problem
+from generator.problems import Level, Problem, quoted
 
 # Parse with HTML enabled so that raw HTML shows up as tokens this lint can name; the
 # renderer itself runs with HTML disabled and escapes whatever is left.
@@ -78,7 +78,7 @@ class MarkdownLint(Check):
                 for href in entry_links(text):
                     target = href.split("#")[0]
                     if target not in known and target not in failed_ids:
-                        yield doc.problem(self.id, f"link to unknown entry {href!r}", path)
+                        yield doc.problem(self.id, f"link to unknown entry {quoted(href)}", path)
 
 
 @register
@@ -131,5 +131,5 @@ def _token_problem(token: Token) -> str | None:
     if token.type == "link_open":
         href = str(token.attrs.get("href", ""))
         if not (_WEB_LINK.match(href) or _ENTRY_LINK.match(href)):
-            return f"link target {href!r} must be an http(s) URL or another entry's id"
+            return f"link target {quoted(href)} must be an http(s) URL or another entry's id"
     return None

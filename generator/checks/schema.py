@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import difflib
 from typing import Any
 
@@ -10,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 from generator.checks.base import Check, register
 from generator.loading.yaml_source import LoadedYaml, Path
 from generator.model.entry import Entry, model_in
-from generator.problems import Level, Problem
+from generator.problems import Level, Problem, quoted
 
 
 @register
@@ -83,6 +84,45 @@ def _description(model: type[BaseModel], path: Path) -> str:
     return (info.description or "") if info is not None else ""
 
 
+def _not_text(where: Path, source: LoadedYaml, value: Any, message: str) -> str:
+    """Text was wanted and YAML 1.1 read a plain value as something else: say what, and how
+    to keep it text (`no` and `on` are booleans, `1.10` is the number 1.1)."""
+    pos = source.positions.get(where)
+    written = pos.written if pos is not None else None
+    if written is None or isinstance(value, list | dict):
+        return message
+    if value is None and not written:
+        return f"{_dotted(where)}: has no value"
+    if isinstance(value, bool):
+        what = f"the boolean {str(value).lower()}"
+    elif isinstance(value, int | float):
+        what = f"the number {value!r}"
+    elif isinstance(value, datetime.date):
+        what = "a date"
+    elif value is None:
+        what = "null (no value)"
+    else:
+        return message
+    return f"{_dotted(where)}: YAML read `{written}` as {what}; quote it: {quoted(written)}"
+
+
+def _length_message(where: Path, error: Any) -> str:
+    """pydantic counts a string's length as "items"; say characters for text."""
+    ctx = error.get("ctx") or {}
+    unit = "character" if isinstance(error.get("input"), str) else "item"
+    if error["type"] == "too_long":
+        limit = ctx.get("max_length", 0)
+        return (
+            f"{_dotted(where)}: is {ctx.get('actual_length', 0):,} {unit}s long; "
+            f"the limit is {limit:,} {unit}{'s' if limit != 1 else ''}"
+        )
+    wanted = ctx.get("min_length", 1)
+    message = f"{_dotted(where)}: needs at least {wanted} {unit}{'s' if wanted != 1 else ''}"
+    if ctx.get("actual_length"):
+        message += f", has {ctx['actual_length']}"
+    return message
+
+
 # Errors that mean "nothing written here yet": the message adds what belongs there.
 _EMPTY_KINDS = {"missing", "too_short", "value_error", "string_too_short"}
 
@@ -104,14 +144,14 @@ def schema_problems(path: str, source: LoadedYaml, exc: ValidationError) -> list
             parent, name = where[:-1], where[-1]
             line, col = source.position(parent, at_key=True) if parent else (1, 1)
             where_text = f" in {_dotted(parent)}" if parent else ""
-            message = f"missing required field {name!r}{where_text}"
+            message = f"missing required field {quoted(name)}{where_text}"
         elif kind == "extra_forbidden":
             line, col = source.position(where, at_key=True)
             name = where[-1]
             allowed = _field_names(Entry, where[:-1])
             close = difflib.get_close_matches(str(name), allowed, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
-            message = f"unknown field {name!r}{hint}"
+            message = f"unknown field {quoted(name)}{hint}"
         else:
             line, col = source.position(where)
             msg = str(error["msg"])
@@ -123,12 +163,10 @@ def schema_problems(path: str, source: LoadedYaml, exc: ValidationError) -> list
                     "; YAML read this text as a mapping because it contains ': ' — "
                     "put the text in quotes or use a block scalar (>-)"
                 )
-        if kind == "too_short":
-            ctx = error.get("ctx") or {}
-            wanted = ctx.get("min_length", 1)
-            message = f"{_dotted(where)}: needs at least {wanted} item{'s' if wanted != 1 else ''}"
-            if ctx.get("actual_length"):
-                message += f", has {ctx['actual_length']}"
+            elif kind == "string_type":
+                message = _not_text(where, source, error.get("input"), message)
+        if kind in ("too_short", "too_long"):
+            message = _length_message(where, error)
         if kind in _EMPTY_KINDS and (kind != "value_error" or "must not be empty" in message):
             hint = _description(Entry, where)
             if hint:

@@ -10,7 +10,6 @@ diagnosing every line it did read.
 from __future__ import annotations
 
 import bz2
-import gzip
 import lzma
 import os
 import re
@@ -110,6 +109,78 @@ class _Counted:
         return data
 
 
+class _TrailingJunk(Exception):
+    def __init__(self, offset: int) -> None:
+        super().__init__(offset)
+        self.offset = offset
+
+
+def trailing_junk_message(offset: int) -> str:
+    """The problem for bytes after the last gzip member that are not gzip (the browser engine,
+    engine.js, words it the same)."""
+    return (
+        f"gzip data is followed by bytes that are not gzip (from byte {offset:,}); "
+        "the lines before them were diagnosed"
+    )
+
+
+class _GzipMembers:
+    """gzip members one after another, as GzipFile reads them (zero bytes may pad a member),
+    but knowing where each ends: bytes after the last one that are not gzip raise
+    _TrailingJunk with their offset, once every byte of the members has been returned."""
+
+    _BLOCK = 64 * 1024
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self._raw = raw
+        self._read = 0  # raw bytes read
+        self._input = b""  # raw bytes read and not yet given to a decompressor
+        self._member: zlib._Decompress | None = None
+        self._first = True
+
+    def _more(self) -> bytes:
+        data = self._raw.read(self._BLOCK)
+        self._read += len(data)
+        return data
+
+    def _start_member(self) -> bool:
+        """Find the next member's start; False at the end of the data."""
+        while True:
+            if not self._first:
+                self._input = self._input.lstrip(b"\0")
+            if len(self._input) >= 2:
+                break
+            more = self._more()
+            if not more:
+                break
+            self._input += more
+        if not self._input:
+            return False
+        if not self._input.startswith(b"\x1f\x8b"):
+            raise _TrailingJunk(self._read - len(self._input))
+        self._member = zlib.decompressobj(wbits=31)
+        self._first = False
+        return True
+
+    def read1(self, size: int = -1, /) -> bytes:
+        limit = max(size, 0) if size >= 0 else self._BLOCK
+        while True:
+            if self._member is None and not self._start_member():
+                return b""
+            assert self._member is not None
+            if self._member.eof:
+                self._input, self._member = self._member.unused_data, None
+                continue
+            if not self._input:
+                self._input = self._more()
+                if not self._input:
+                    raise EOFError("compressed data ends before the end of a member")
+            data = self._member.decompress(self._input, limit)
+            self._input = self._member.unconsumed_tail
+            if data:
+                return data
+
+
 _UNSUPPORTED = (
     (
         b"\x28\xb5\x2f\xfd",
@@ -149,7 +220,7 @@ class OpenLog:
         self._stream: _Decompressing | None = None
         fileobj = cast(BinaryIO, self._counted)
         if head.startswith(b"\x1f\x8b"):
-            self.kind, self._stream = "gzip", gzip.GzipFile(fileobj=fileobj, mode="rb")
+            self.kind, self._stream = "gzip", _GzipMembers(fileobj)
         elif head.startswith(b"BZh") and head[3:4].isdigit():
             self.kind, self._stream = "bzip2", bz2.BZ2File(fileobj)
         elif head.startswith(b"\xfd7zXZ\x00"):
@@ -176,6 +247,9 @@ class OpenLog:
                     f"{self.kind} data ends early (a truncated file); "
                     "the lines before the cut were diagnosed"
                 )
+                break
+            except _TrailingJunk as exc:
+                self._failure = LogReadError(trailing_junk_message(exc.offset))
                 break
             except (OSError, zlib.error, lzma.LZMAError) as exc:
                 self._failure = LogReadError(f"{self.kind} data is corrupt ({exc})")

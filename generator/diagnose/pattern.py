@@ -93,6 +93,13 @@ class PatternError(ValueError):
 
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+# What an unclosed `{` starts: its name, up to the first space or brace.
+_OPENED = re.compile(r"\{[^{} ]*")
+
+
+def _cut(text: str, limit: int = 20) -> str:
+    """Part of a pattern quoted in a message: at most `limit` characters."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def parse(pattern: str) -> tuple[Token, ...]:
@@ -114,10 +121,16 @@ def parse(pattern: str) -> tuple[Token, ...]:
             continue
         if ch == "{":
             m = _PLACEHOLDER.match(pattern, i)
-            if m is None or m.group(1) not in PLACEHOLDERS:
-                name = m.group(1) if m else pattern[i : i + 12]
+            if m is None:
+                opened = _OPENED.match(pattern, i)
                 raise PatternError(
-                    f"unknown placeholder {{{name}}}; use one of "
+                    f"placeholder {_cut(opened.group() if opened else '{')} is not closed; "
+                    "end it with } or write {{ for a literal brace",
+                    i,
+                )
+            if m.group(1) not in PLACEHOLDERS:
+                raise PatternError(
+                    f"unknown placeholder {_cut(m.group())}; use one of "
                     + ", ".join(f"{{{p}}}" for p in PLACEHOLDERS)
                     + ", or {{ for a literal brace",
                     i,

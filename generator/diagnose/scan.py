@@ -96,10 +96,31 @@ class ScanProblem:
     kind: Literal["binary", "read"]
 
 
+def utf16_order(sample: bytes) -> str | None:
+    """The byte order ("LE" or "BE") of text saved as UTF-16 without a BOM: a NUL in every
+    other byte of the first characters (the high byte of ASCII), none between; else None."""
+    head = sample[:64]
+    head = head[: len(head) // 2 * 2]
+    if len(head) < 4:
+        return None
+    even, odd = head[0::2], head[1::2]
+    if not odd.strip(b"\0") and b"\0" not in even:
+        return "LE"
+    if not even.strip(b"\0") and b"\0" not in odd:
+        return "BE"
+    return None
+
+
 def binary_reason(sample: bytes) -> str | None:
     """Why the first bytes of a log show that it is not text, or None when it looks like text."""
     if sample.startswith((b"\xff\xfe", b"\xfe\xff")):
         return "is UTF-16 text; convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)"
+    order = utf16_order(sample)
+    if order is not None:
+        return (
+            "is UTF-16 text without a BOM; convert it to UTF-8 first "
+            f"(iconv -f UTF-16{order} -t UTF-8)"
+        )
     if not sample:
         return None
     controls = len(sample) - len(sample.translate(None, _ODD_CONTROLS))

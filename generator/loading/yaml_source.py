@@ -16,7 +16,8 @@ import yaml
 from yaml.events import AliasEvent, CollectionStartEvent, NodeEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from generator.problems import Level, Problem
+from generator.diagnose.scan import utf16_order
+from generator.problems import QUOTE_CHARS, Level, Problem, quoted
 
 Path = tuple[str | int, ...]
 
@@ -48,6 +49,9 @@ class Position:
     value_col: int
     # "|" or ">" for block scalars, whose text starts on the line after the value mark.
     style: str | None = None
+    # A plain value YAML read as something other than text (`no`, `1.10`, `2024-01-01`), as
+    # written, so that a message can say what YAML made of it.
+    written: str | None = None
 
 
 @dataclass
@@ -123,7 +127,7 @@ class _StrictLoader(_Base):
             line, col = _place(event.start_mark)
             raise YamlProblem(
                 "yaml-anchor",
-                f"alias *{event.anchor} is not allowed; write the value out in full",
+                f"alias *{_name(event.anchor)} is not allowed; write the value out in full",
                 line,
                 col,
             )
@@ -131,11 +135,17 @@ class _StrictLoader(_Base):
             line, col = _place(event.start_mark)
             raise YamlProblem(
                 "yaml-anchor",
-                f"anchor &{event.anchor} is not allowed; entries do not share values",
+                f"anchor &{_name(event.anchor)} is not allowed; entries do not share values",
                 line,
                 col,
             )
         return super().compose_node(parent, index)
+
+
+def _name(anchor: str | None) -> str:
+    """An anchor's name as written, or its start and length when it is long."""
+    name = anchor or ""
+    return name if len(name) <= QUOTE_CHARS else quoted(name)
 
 
 def _place(mark: Any) -> tuple[int, int]:
@@ -190,6 +200,8 @@ _BREAK_NAMES = {"\x85": "next line", "\u2028": "line separator", "\u2029": "para
 def _decode(raw: bytes) -> str:
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise YamlProblem("file-encoding", "file is UTF-16; save it as UTF-8", 1, 1)
+    if utf16_order(raw) is not None:
+        raise YamlProblem("file-encoding", "file is UTF-16 without a BOM; save it as UTF-8", 1, 1)
     if raw.startswith(b"\xef\xbb\xbf"):
         raise YamlProblem(
             "file-encoding",
@@ -237,26 +249,19 @@ _NUMBER_TAGS = {"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"}
 MAX_NUMBER_CHARS = 32
 
 
-def _shown(value: str, limit: int = 40) -> str:
-    """A value quoted in a message: whole when short, else its start and its length."""
-    if len(value) <= limit:
-        return repr(value)
-    return f"{value[:limit]!r}... ({len(value):,} characters)"
-
-
 def _check_number(node: ScalarNode) -> None:
     value = str(node.value)
     if ":" in value:
         raise YamlProblem(
             "yaml-number",
-            f"{_shown(value)} is a YAML 1.1 base-60 number; quote it if it is text",
+            f"{quoted(value)} is a YAML 1.1 base-60 number; quote it if it is text",
             node.start_mark.line + 1,
             node.start_mark.column + 1,
         )
     if len(value) > MAX_NUMBER_CHARS:
         raise YamlProblem(
             "yaml-number",
-            f"number {_shown(value)} is longer than {MAX_NUMBER_CHARS} characters; "
+            f"number {quoted(value)} is longer than {MAX_NUMBER_CHARS} characters; "
             "quote it if it is text",
             node.start_mark.line + 1,
             node.start_mark.column + 1,
@@ -267,11 +272,17 @@ def _style(node: Node) -> str | None:
     return node.style if isinstance(node, ScalarNode) and node.style in ("|", ">") else None
 
 
+def _written(node: Node) -> str | None:
+    if isinstance(node, ScalarNode) and node.tag != "tag:yaml.org,2002:str":
+        return str(node.value)
+    return None
+
+
 def _build(node: Node, path: Path, loader: _StrictLoader, positions: dict[Path, Position]) -> Any:
     if node.tag not in _ALLOWED_TAGS:
         raise YamlProblem(
             "yaml-tag",
-            f"tag {node.tag!r} is not allowed; use plain YAML values",
+            f"tag {quoted(node.tag, 80)} is not allowed; use plain YAML values",
             node.start_mark.line + 1,
             node.start_mark.column + 1,
         )
@@ -297,7 +308,7 @@ def _build(node: Node, path: Path, loader: _StrictLoader, positions: dict[Path, 
                 first = positions[(*path, key)]
                 raise YamlProblem(
                     "yaml-duplicate-key",
-                    f"duplicate key {key!r} (first defined at line {first.key_line})",
+                    f"duplicate key {quoted(key)} (first defined at line {first.key_line})",
                     key_node.start_mark.line + 1,
                     key_node.start_mark.column + 1,
                 )
@@ -308,6 +319,7 @@ def _build(node: Node, path: Path, loader: _StrictLoader, positions: dict[Path, 
                 value_node.start_mark.line + 1,
                 value_node.start_mark.column + 1,
                 _style(value_node),
+                _written(value_node),
             )
             result[key] = _build(value_node, child, loader, positions)
         return result
@@ -316,7 +328,7 @@ def _build(node: Node, path: Path, loader: _StrictLoader, positions: dict[Path, 
         for index, item in enumerate(node.value):
             child = (*path, index)
             line, col = item.start_mark.line + 1, item.start_mark.column + 1
-            positions[child] = Position(line, col, line, col, _style(item))
+            positions[child] = Position(line, col, line, col, _style(item), _written(item))
             items.append(_build(item, child, loader, positions))
         return items
     if node.tag in _NUMBER_TAGS and isinstance(node, ScalarNode):
@@ -327,7 +339,7 @@ def _build(node: Node, path: Path, loader: _StrictLoader, positions: dict[Path, 
         # An impossible timestamp such as 2026-13-45 fails in datetime, not in PyYAML.
         raise YamlProblem(
             "yaml-syntax",
-            f"invalid value {_shown(str(node.value))}: {exc}",
+            f"invalid value {quoted(str(node.value))}: {exc}",
             node.start_mark.line + 1,
             node.start_mark.column + 1,
         ) from None

@@ -8,6 +8,7 @@ one index.
 from __future__ import annotations
 
 import base64
+import io
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -122,4 +123,39 @@ def brief(result: dict[str, Any]) -> dict[str, Any]:
             for f in result["json"]["findings"]
         ],
         "first_failed_rank": result["json"]["first_failed_rank"],
+    }
+
+
+def python_stream_result(index: SignatureIndex, logs: Logs) -> dict[str, Any]:
+    """As python_result, but each log read as `trainwreck diagnose` reads a file: through
+    OpenLog, which decompresses it and turns read failures into problems."""
+    from generator.diagnose.inputs import LogInput, OpenLog
+    from generator.diagnose.lineinfo import rank_from_path
+    from generator.diagnose.scan import LogReadError, Scanner, ScanProblem, ScanStats
+    from generator.diagnose.triage import Tally, triage
+
+    scanner, tally, stats = Scanner(index), Tally(index), ScanStats()
+    problems: list[ScanProblem] = []
+    for number, (name, raw) in enumerate(logs):
+        try:
+            opened = OpenLog(LogInput(name, None, True, None), io.BytesIO(raw))
+        except LogReadError as exc:
+            problems.append(ScanProblem(name, str(exc), "read"))
+            continue
+        with opened:
+            tally.add_all(
+                scanner.scan(
+                    opened.read, name, number, stats, problems, file_rank=rank_from_path(name)
+                )
+            )
+    return {
+        "json": to_json(triage(tally)),
+        "stats": {
+            "files": stats.files,
+            "bytes": stats.bytes,
+            "lines": stats.lines,
+            "longLines": stats.long_lines,
+            "skippedBytes": stats.skipped_bytes,
+        },
+        "problems": [asdict(p) for p in problems],
     }

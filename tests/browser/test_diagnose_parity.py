@@ -34,6 +34,7 @@ from tests.browser.diagnose_support import (
     brief,
     browser_results,
     python_result,
+    python_stream_result,
     site_index,
 )
 from tests.diagnose.pastes import WRAPPERS
@@ -134,6 +135,61 @@ def test_a_gzip_rank_log_is_decompressed_in_the_browser(
     assert got == expected
     assert got["json"]["first_failed_rank"] == 5
     assert got["json"]["findings"][0]["first"]["file"] == "storm/rank5.log.gz"
+
+
+def test_gzip_members_padding_and_junk_read_as_python_reads_them(
+    site_dir: tuple[Path, str],
+    page,  # type: ignore[no-untyped-def]
+) -> None:
+    """Chromium's DecompressionStream fails on any byte after a gzip member and drops the
+    output it had queued; the engine still gives every byte of every member, and then the
+    problem Python gives, word for word (issue 15, defect 19)."""
+    site, url = site_dir
+    index = site_index(site)
+    files = sorted((FIXTURES / "storm").glob("*.log"))
+    plain = [(f"storm/{f.name}", f.read_bytes()) for f in files]
+    rank5 = dict(plain)["storm/rank5.log"]
+    # Lines before the failure that compress 100:1, so the piece holding the member's end
+    # expands to far more than one output buffer.
+    filler = b"".join(b"[rank5]: step %d loss 1.25\n" % (i % 1000) for i in range(100_000))
+    member = gzip.compress(filler + rank5)
+    half = len(filler) // 2
+    variants = {
+        "junk": member + b"this is not gzip\n",
+        "padding then junk": member + b"\0" * 100 + b"x",
+        "two members and padding": gzip.compress(filler[:half])
+        + gzip.compress(filler[half:] + rank5)
+        + b"\0" * 40_000,
+        "truncated": member[: len(member) - 20],
+    }
+    sets = [
+        [(f"{n}.gz", packed) if n.endswith("rank5.log") else (n, r) for n, r in plain]
+        for packed in variants.values()
+    ]
+    expected = [python_stream_result(index, logs) for logs in sets]
+    got = browser_results(page, url, sets)
+    assert dict(zip(variants, got, strict=True)) == dict(zip(variants, expected, strict=True))
+    junk = (
+        "gzip data is followed by bytes that are not gzip (from byte {:,}); the lines before "
+        "them were diagnosed"
+    )
+    assert [r["problems"] for r in expected] == [
+        [{"file": "storm/rank5.log.gz", "message": junk.format(len(member)), "kind": "read"}],
+        [{"file": "storm/rank5.log.gz", "message": junk.format(len(member) + 100), "kind": "read"}],
+        [],
+        [
+            {
+                "file": "storm/rank5.log.gz",
+                "message": "gzip data ends early (a truncated file); the lines before the cut "
+                "were diagnosed",
+                "kind": "read",
+            }
+        ],
+    ]
+    whole = len(b"".join(r for _, r in plain)) + len(filler)
+    assert [r["stats"]["bytes"] for r in expected[:3]] == [whole] * 3
+    assert [r["json"]["first_failed_rank"] for r in got[:3]] == [5] * 3
+    assert page.errors == []
 
 
 def big_log(catalog: Catalog, seed: int, size: int) -> bytes:

@@ -410,3 +410,58 @@ def test_the_copied_report_is_the_command_lines_markdown_with_masking(node: Node
             compared += 1
             assert got == expected, name
     assert compared > 40 and masked > 0
+
+
+@pytest.mark.parametrize(
+    ("pattern", "reason"),
+    [
+        (
+            "NVRM: Xid (PCI:{int 79, ",
+            "placeholder {int is not closed; end it with } or write {{ for a literal brace",
+        ),
+        (
+            "NVRM: Xid {",
+            "placeholder { is not closed; end it with } or write {{ for a literal brace",
+        ),
+        (
+            "NVRM: Xid {" + "p" * 300 + "}",
+            "unknown placeholder {ppppppppppppppppppp... (302 characters); use one of {int}, "
+            "{num}, {hex}, {pci}, {word}, {token}, {*}, or {{ for a literal brace",
+        ),
+    ],
+)
+def test_a_refused_pattern_gives_one_reason_in_both_engines(
+    node: Node, pattern: str, reason: str
+) -> None:
+    with pytest.raises(PatternError) as info:
+        Matcher(pattern)
+    assert str(info.value) == reason
+    assert node.ask({"op": "parse", "pattern": pattern}) == {"error": reason}
+
+
+def test_utf16_logs_without_a_bom_are_named_alike(node: Node) -> None:
+    text = "[rank0]: RuntimeError: NCCL error\n"
+    logs = [("le.log", text.encode("utf-16-le")), ("be.log", text.encode("utf-16-be"))]
+    expected = python_run(logs, 4 << 20, 65536)
+    assert expected["problems"] == [
+        {
+            "file": "le.log",
+            "message": "is UTF-16 text without a BOM; convert it to UTF-8 first "
+            "(iconv -f UTF-16LE -t UTF-8)",
+            "kind": "binary",
+        },
+        {
+            "file": "be.log",
+            "message": "is UTF-16 text without a BOM; convert it to UTF-8 first "
+            "(iconv -f UTF-16BE -t UTF-8)",
+            "kind": "binary",
+        },
+    ]
+    answer = node.ask(
+        {
+            "op": "diagnose",
+            "index": INDEX_JSON,
+            "logs": [{"name": n, "b64": base64.b64encode(r).decode()} for n, r in logs],
+        }
+    )
+    assert answer == expected

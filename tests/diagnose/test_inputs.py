@@ -86,6 +86,39 @@ def test_truncated_archives_give_back_what_they_hold_then_fail(pack, message: st
     assert len(got) > 0 and TEXT.startswith(got)
 
 
+@pytest.mark.parametrize(
+    ("tail", "message"),
+    [
+        (b"", None),
+        (b"\0" * 70_000, None),  # zero padding, as GzipFile reads it, past one read block
+        (gzip.compress(b"more\n"), None),
+        (b"\0" * 3 + gzip.compress(b"more\n") + b"\0", None),
+        (b"junk", "from byte {:,}"),
+        (b"\0\0junk", "from byte {:,}"),
+        (b"\x1f", "from byte {:,}"),  # half a gzip magic
+    ],
+)
+def test_members_padding_and_junk_after_gzip(tail: bytes, message: str | None) -> None:
+    packed = gzip.compress(TEXT)
+    log = OpenLog(LogInput("x", None, True, None), io.BytesIO(packed + tail))
+    got = b""
+    error = None
+    try:
+        while data := log.read(1 << 16):
+            got += data
+    except LogReadError as exc:
+        error = str(exc)
+    more = b"more\n" if tail.strip(b"\0").startswith(b"\x1f\x8b") else b""
+    assert got == TEXT + more
+    junk_at = len(packed) + len(tail) - len(tail.lstrip(b"\0"))
+    assert error == (
+        None
+        if message is None
+        else f"gzip data is followed by bytes that are not gzip ({message.format(junk_at)}); "
+        "the lines before them were diagnosed"
+    )
+
+
 def test_corrupt_gzip_is_named(tmp_path: Path) -> None:
     packed = bytearray(gzip.compress(TEXT))
     packed[20:40] = b"\xff" * 20

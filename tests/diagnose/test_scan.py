@@ -143,6 +143,15 @@ def test_a_long_stream_of_matches_is_resolved_without_reading_lines_twice() -> N
             "log".encode("utf-16"),
             "is UTF-16 text; convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)",
         ),
+        (
+            "[rank0]: NCCL error\n".encode("utf-16-le"),
+            "is UTF-16 text without a BOM; convert it to UTF-8 first (iconv -f UTF-16LE -t UTF-8)",
+        ),
+        (
+            "[rank0]: NCCL error\n".encode("utf-16-be"),
+            "is UTF-16 text without a BOM; convert it to UTF-8 first (iconv -f UTF-16BE -t UTF-8)",
+        ),
+        (b"ab\x00\x00cd\n" * 10, None),  # NULs, but not every other byte
     ],
 )
 def test_binary_reason(sample: bytes, reason: str | None) -> None:

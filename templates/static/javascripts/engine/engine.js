@@ -68,6 +68,7 @@
   }
 
   function gzipMessage(exc) {
+    if (exc && exc.logMessage) return exc.logMessage;
     var text = exc && exc.message ? exc.message : String(exc);
     if (/truncat|unexpected end|ended/i.test(text)) {
       return "gzip data ends early (a truncated file); the lines before the cut were diagnosed";
@@ -123,6 +124,157 @@
     };
   }
 
+  // --- gzip, member after member, as Python's gzip module reads it (inputs.py) ---------------
+  //
+  // Chromium's DecompressionStream decodes one member and fails on any byte after it ("junk"),
+  // a second member or zero padding included; and a failing stream drops the output it had
+  // queued, which is most of the output of the piece that held the member's end. So a member
+  // that fails is decoded again, the piece that held the failure a byte at a time (one byte
+  // gives less than one output buffer, which goes straight to the waiting read): every byte of
+  // it is read, and the failing byte is where the member ended. What follows is then read as
+  // Python does: zero bytes are padding, 1f 8b starts another member, anything else is junk.
+
+  var GZIP_PIECE = 16384;
+  var ZERO_SCAN = 65536;
+
+  function sizeOf(source) {
+    return source instanceof Uint8Array ? source.length : source.size;
+  }
+
+  async function bytesAt(source, start, n) {
+    if (source instanceof Uint8Array) return source.subarray(start, Math.min(source.length, start + n));
+    return new Uint8Array(await source.slice(start, start + n).arrayBuffer());
+  }
+
+  // The bytes of `source` from `start`, in pieces of at most GZIP_PIECE bytes.
+  async function* piecesOf(source, start) {
+    if (source instanceof Uint8Array) {
+      for (var at = start; at < source.length; at += GZIP_PIECE) {
+        yield source.subarray(at, Math.min(source.length, at + GZIP_PIECE));
+      }
+      return;
+    }
+    var reader = source.slice(start).stream().getReader();
+    for (;;) {
+      var r = await reader.read();
+      if (r.done) return;
+      var value = r.value instanceof Uint8Array ? r.value : new Uint8Array(r.value);
+      for (var i = 0; i < value.length; i += GZIP_PIECE) yield value.subarray(i, i + GZIP_PIECE);
+    }
+  }
+
+  // One DecompressionStream over the member from byte `start`: yields its output but the first
+  // `skip` bytes, writing a byte at a time from byte `slowFrom` on. Returns {output, failure,
+  // last}: the output's length, the stream's error (null at a clean end) and the offset of the
+  // last write (after a failed one, of the piece or byte that failed).
+  async function* inflatePass(source, start, skip, slowFrom) {
+    var ds = new DecompressionStream("gzip");
+    var writer = ds.writable.getWriter();
+    var reader = ds.readable.getReader();
+    var last = start;
+    var writing = (async function () {
+      var at = start;
+      try {
+        for await (var piece of piecesOf(source, start)) {
+          var fast = Math.max(0, Math.min(piece.length, slowFrom - at));
+          if (fast) {
+            last = at;
+            await writer.write(piece.subarray(0, fast));
+            at += fast;
+          }
+          for (var i = fast; i < piece.length; i++) {
+            last = at;
+            await writer.write(piece.subarray(i, i + 1));
+            at += 1;
+          }
+        }
+        await writer.close();
+      } catch (exc) {
+        // The readable side has the same error.
+      }
+    })();
+    var output = 0;
+    var failure = null;
+    for (;;) {
+      var r;
+      try {
+        r = await reader.read();
+      } catch (exc) {
+        failure = exc;
+        break;
+      }
+      if (r.done) break;
+      var chunk = r.value;
+      var before = output;
+      output += chunk.length;
+      if (output > skip) yield before >= skip ? chunk : chunk.subarray(skip - before);
+    }
+    await writing;
+    return { output: output, failure: failure, last: last };
+  }
+
+  function junkError(offset) {
+    var message =
+      "gzip data is followed by bytes that are not gzip (from byte " +
+      offset.toLocaleString("en-US") + "); the lines before them were diagnosed";
+    var error = new Error(message);
+    error.logMessage = message;
+    return error;
+  }
+
+  // The first byte at or after `at` that is not zero (padding after a member).
+  async function skipZeros(source, at, size) {
+    while (at < size) {
+      var bytes = await bytesAt(source, at, ZERO_SCAN);
+      for (var i = 0; i < bytes.length; i++) if (bytes[i] !== 0) return at + i;
+      at += bytes.length;
+    }
+    return size;
+  }
+
+  async function* gunzip(source) {
+    var size = sizeOf(source);
+    var start = 0;
+    for (;;) {
+      var first = yield* inflatePass(source, start, 0, Infinity);
+      var end = size; // a member that ends cleanly ran to the end of the data
+      if (first.failure !== null) {
+        var again = yield* inflatePass(source, start, first.output, first.last);
+        if (again.failure !== null) {
+          if (!/junk/i.test(String(again.failure && again.failure.message))) throw again.failure;
+          end = again.last;
+        }
+      }
+      var next = await skipZeros(source, end, size);
+      if (next >= size) return;
+      var magic = await bytesAt(source, next, 2);
+      if (magic.length < 2 || magic[0] !== 0x1f || magic[1] !== 0x8b) throw junkError(next);
+      start = next;
+    }
+  }
+
+  // A byte stream pulled from an async generator of chunks, one chunk a read, so that when the
+  // generator fails nothing is queued to be dropped.
+  function generatorStream(chunks) {
+    return new ReadableStream(
+      {
+        pull: async function (controller) {
+          try {
+            var r = await chunks.next();
+            if (r.done) controller.close();
+            else controller.enqueue(r.value);
+          } catch (exc) {
+            controller.error(exc);
+          }
+        },
+        cancel: function () {
+          return chunks.return();
+        },
+      },
+      { highWaterMark: 0 }
+    );
+  }
+
   async function headOf(source, n) {
     if (source instanceof Uint8Array) return source.subarray(0, n);
     return new Uint8Array(await source.slice(0, n).arrayBuffer());
@@ -152,8 +304,7 @@
     if (typeof DecompressionStream === "undefined") {
       throw InputError("is gzip-compressed, and this browser cannot decompress it; use gunzip first");
     }
-    var raw = source instanceof Uint8Array ? new Blob([source]).stream() : source.stream();
-    return { read: streamReader(raw.pipeThrough(new DecompressionStream("gzip")), gzipMessage), kind: "gzip" };
+    return { read: streamReader(generatorStream(gunzip(source)), gzipMessage), kind: "gzip" };
   }
 
   // Diagnose logs: [{name, source}] where source is a string, a Uint8Array or a Blob/File.

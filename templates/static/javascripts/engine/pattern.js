@@ -98,6 +98,16 @@
   }
 
   var PLACEHOLDER = /\{([^{}]*)\}/y;
+  // What an unclosed `{` starts: its name, up to the first space or brace.
+  var OPENED = /\{[^{} ]*/y;
+
+  // Part of a pattern quoted in a message: at most `limit` characters (pattern.py's _cut).
+  function cut(text) {
+    var limit = 20;
+    var length = cpLength(text);
+    if (length <= limit) return text;
+    return Array.from(text).slice(0, limit).join("") + "... (" + length + " characters)";
+  }
 
   // Split a pattern into literal text, class runs and gaps, or throw a PatternError.
   function parse(pattern) {
@@ -123,10 +133,18 @@
       if (ch === "{") {
         PLACEHOLDER.lastIndex = i;
         var m = PLACEHOLDER.exec(pattern);
-        if (m === null || PLACEHOLDERS.indexOf(m[1]) < 0) {
-          var name = m ? m[1] : pattern.slice(i, i + 12);
+        if (m === null) {
+          OPENED.lastIndex = i;
+          var opened = OPENED.exec(pattern);
           throw PatternError(
-            "unknown placeholder {" + name + "}; use one of " +
+            "placeholder " + cut(opened ? opened[0] : "{") + " is not closed; " +
+              "end it with } or write {{ for a literal brace",
+            i
+          );
+        }
+        if (PLACEHOLDERS.indexOf(m[1]) < 0) {
+          throw PatternError(
+            "unknown placeholder " + cut(m[0]) + "; use one of " +
               PLACEHOLDERS.map(function (p) { return "{" + p + "}"; }).join(", ") +
               ", or {{ for a literal brace",
             i

@@ -163,9 +163,27 @@
   ODD_CONTROLS[0x7f] = 1;
 
   // Why the first bytes of a log show that it is not text, or null when it looks like text.
+  // "LE" or "BE" for text saved as UTF-16 without a BOM: a NUL in every other byte of the
+  // first characters (the high byte of ASCII) and none in the bytes between; else null.
+  function utf16Order(sample) {
+    var n = Math.min(sample.length, 64) & ~1;
+    if (n < 4) return null;
+    var le = true;
+    var be = true;
+    for (var i = 0; i < n; i += 2) {
+      if (sample[i] === 0 || sample[i + 1] !== 0) le = false;
+      if (sample[i] !== 0 || sample[i + 1] === 0) be = false;
+    }
+    return le ? "LE" : be ? "BE" : null;
+  }
+
   function binaryReason(sample) {
     if (sample.length >= 2 && ((sample[0] === 0xff && sample[1] === 0xfe) || (sample[0] === 0xfe && sample[1] === 0xff))) {
       return "is UTF-16 text; convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)";
+    }
+    var order = utf16Order(sample);
+    if (order !== null) {
+      return "is UTF-16 text without a BOM; convert it to UTF-8 first (iconv -f UTF-16" + order + " -t UTF-8)";
     }
     if (!sample.length) return null;
     var controls = 0;
