@@ -13,6 +13,7 @@ import io
 from collections.abc import Iterator
 from typing import Any
 
+import yaml
 from pydantic import BaseModel
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -40,6 +41,16 @@ class _DoubleQuoteEmitter(Emitter):
     def choose_scalar_style(self) -> Any:
         style = super().choose_scalar_style()
         return '"' if style == "'" else style
+
+    def determine_block_hints(self, text: Any) -> Any:
+        hints, indent, indicator = super().determine_block_hints(text)
+        # ruamel.yaml gives a block scalar an indentation indicator only when its text starts
+        # with a space or a line break. Text that starts with a tab (a log line printed with
+        # one) needs it too: without it the reader takes the tab for indentation and fails.
+        if text and text[0] == "\t" and not indent:
+            indent = 2
+            hints = f"{indent}{hints}"
+        return hints, indent, indicator
 
 
 def _yaml() -> YAML:
@@ -115,6 +126,10 @@ def format_text(text: str) -> str:
         for line, col, comments in placed:
             out_lines[line:line] = [" " * col + comment + "\n" for comment in comments]
         out = "".join(out_lines)
+    if yaml.safe_load(out) != yaml.safe_load(text):
+        # The formatter must never change what an entry says; an emitter quirk that would is
+        # refused here rather than written over the editor's file.
+        raise FormatError("cannot format: the canonical layout would change the data", 1, 1)
     return out
 
 

@@ -103,6 +103,16 @@ def test_formatting_is_idempotent_and_keeps_the_data() -> None:
     assert yaml.safe_load(once) == yaml.safe_load(entry_yaml())
 
 
+def test_a_block_of_log_lines_that_starts_with_a_tab_keeps_its_indentation_indicator() -> None:
+    # PyTorch prints weights_only hints indented by a tab; fmt once dropped the `|2` and
+    # wrote a file that no longer loaded ("a tab cannot indent YAML").
+    text = "examples:\n  - log: |2\n      \t(1) In PyTorch 2.6, we changed\n      Check it\n"
+    assert format_text(text) == text
+    assert yaml.safe_load(format_text(text)) == {
+        "examples": [{"log": "\t(1) In PyTorch 2.6, we changed\nCheck it\n"}]
+    }
+
+
 def test_broken_yaml_is_a_placed_error_not_a_traceback() -> None:
     with pytest.raises(FormatError) as info:
         format_text("id: a\ntitle: [unclosed\n")
