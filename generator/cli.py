@@ -130,15 +130,22 @@ def _checks(args: argparse.Namespace) -> int:
 
 def _signature_index(args: argparse.Namespace) -> tuple[SignatureIndex, list[str]]:
     """The index from --index FILE, or compiled from the catalog; notes for stderr."""
-    from generator.diagnose.index import IndexFormatError, SignatureIndex, build_index, load_index
-    from generator.loading.discovery import find_entry_files, read_sources
+    from generator.diagnose.index import (
+        MAX_INDEX_BYTES,
+        IndexFormatError,
+        SignatureIndex,
+        build_index,
+        load_index,
+    )
+    from generator.loading.discovery import Refused, find_entry_files, read_regular, read_sources
     from generator.validation import load_doc
 
     if args.index is not None:
         try:
-            raw = Path(args.index).read_bytes()
-        except OSError as exc:
-            raise _Usage(f"{args.index}: {exc.strerror or exc}") from None
+            # A regular file only, read up to the cap: never a FIFO or /dev/zero.
+            raw = read_regular(Path(args.index), None, MAX_INDEX_BYTES)
+        except Refused as exc:
+            raise _Usage(f"{args.index}: {exc.message}") from None
         try:
             return load_index(raw), []
         except IndexFormatError as exc:
