@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from generator.model.invisible import printable
 from generator.problems import FORMATS, Problem, format_problems, has_errors
 
 if TYPE_CHECKING:
@@ -24,6 +25,12 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 BENIGN_DIR = "corpus/benign"
 PROGRESS_MIN_BYTES = 64 << 20
+
+
+def _say(message: str, prefix: str = "trainwreck: ") -> None:
+    """One line on stderr. Paths and file text in it are shown through printable(), so a file
+    name holding ESC or a line break cannot drive the terminal or forge a second line."""
+    print(prefix + printable(message), file=sys.stderr)
 
 
 class _Usage(Exception):
@@ -55,7 +62,7 @@ def _validate(args: argparse.Namespace) -> int:
     for raw in args.paths or [args.entries]:
         path = Path(raw)
         if not path.exists():
-            print(f"trainwreck: {raw}: no such file or directory", file=sys.stderr)
+            _say(f"{raw}: no such file or directory")
             return EXIT_USAGE
         requested.extend(find_entry_files(path))
     catalog_files = find_entry_files(Path(args.entries)) if Path(args.entries).is_dir() else []
@@ -65,7 +72,7 @@ def _validate(args: argparse.Namespace) -> int:
     try:
         benign, benign_problems = _benign_corpus(args.benign)
     except _Usage as exc:
-        print(f"trainwreck: {exc}", file=sys.stderr)
+        _say(str(exc))
         return EXIT_USAGE
     result = validate_sources(sources, report_for=wanted, benign=benign)
     problems = [*unreadable, *benign_problems, *result.problems]
@@ -94,7 +101,7 @@ def _build(args: argparse.Namespace) -> int:
     try:
         benign, benign_problems = _benign_corpus(args.benign)
     except _Usage as exc:
-        print(f"trainwreck: {exc}", file=sys.stderr)
+        _say(str(exc))
         return EXIT_USAGE
     problems = [*unreadable, *benign_problems, *validate_sources(sources, benign=benign).problems]
     if problems:
@@ -106,9 +113,9 @@ def _build(args: argparse.Namespace) -> int:
     try:
         target = publish(Path(args.site_dir), lambda out: build_site(config, out))
     except PublishError as exc:
-        print(f"trainwreck: {exc}; {args.site_dir} was left as it was", file=sys.stderr)
+        _say(f"{exc}; {args.site_dir} was left as it was")
         return EXIT_USAGE
-    print(f"built {args.site_dir}/ ({target.name})", file=sys.stderr)
+    _say(f"built {args.site_dir}/ ({target.name})", prefix="")
     return EXIT_OK
 
 
@@ -215,7 +222,7 @@ def _diagnose(args: argparse.Namespace) -> int:
         index, notes = _signature_index(args)
         inputs = resolve_inputs(args.paths)
     except (_Usage, InputError) as exc:
-        print(f"trainwreck: {exc}", file=sys.stderr)
+        _say(str(exc))
         return EXIT_USAGE
     scanner, tally, stats = Scanner(index), Tally(index), ScanStats()
     problems: list[ScanProblem] = []
@@ -256,7 +263,7 @@ def _diagnose(args: argparse.Namespace) -> int:
         if args.format == "json":
             sys.stdout.write(json_report(diagnosis))
             for note in notes:
-                print(f"trainwreck: note: {note}", file=sys.stderr)
+                _say(f"note: {note}")
         elif args.format == "markdown":
             sys.stdout.write(markdown_report(diagnosis, stats, base_url, notes))
         else:
@@ -268,7 +275,7 @@ def _diagnose(args: argparse.Namespace) -> int:
         # The reader (`| head`) went away; that is not an error of the diagnosis.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     for problem in errors:
-        print(f"trainwreck: {problem.file}: {problem.message}", file=sys.stderr)
+        _say(f"{problem.file}: {problem.message}")
     if errors:
         return EXIT_USAGE
     if args.fail_on_match and (diagnosis.root_causes or diagnosis.collateral):
@@ -337,14 +344,14 @@ def _new(args: argparse.Namespace) -> int:
     root = Path(args.entries)
     taken = [p for p in root.rglob(f"{args.id}.y*ml")] if root.is_dir() else []
     if taken:
-        print(f"trainwreck: {taken[0].as_posix()} already exists", file=sys.stderr)
+        _say(f"{taken[0].as_posix()} already exists")
         return EXIT_USAGE
     text = skeleton(args.id, args.category, dt.date.today())
     if args.from_log is not None:
         try:
             draft = _draft(args.from_log)
         except (OSError, ValueError) as exc:
-            print(f"trainwreck: {args.from_log}: {exc}", file=sys.stderr)
+            _say(f"{args.from_log}: {exc}")
             return EXIT_USAGE
         text = draft_from_log(args.id, args.category, dt.date.today(), draft)
     target = root / args.category / f"{args.id}.yaml"
@@ -364,7 +371,7 @@ def _fmt(args: argparse.Namespace) -> int:
     paths: list[Path] = []
     for raw in args.paths or [args.entries]:
         if not Path(raw).exists():
-            print(f"trainwreck: {raw}: no such file or directory", file=sys.stderr)
+            _say(f"{raw}: no such file or directory")
             return EXIT_USAGE
         paths.extend(find_entry_files(Path(raw)))
     changed: list[str] = []
@@ -378,11 +385,11 @@ def _fmt(args: argparse.Namespace) -> int:
             text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
             formatted = format_text(text)
         except (Refused, UnicodeDecodeError) as exc:
-            print(f"{path.as_posix()}:1:1: error [fmt] cannot read: {exc}", file=sys.stderr)
+            _say(f"{path.as_posix()}:1:1: error [fmt] cannot read: {exc}", prefix="")
             failed = True
             continue
         except FormatError as exc:
-            print(f"{path.as_posix()}:{exc.line}:{exc.col}: error [fmt] {exc.message}")
+            print(printable(f"{path.as_posix()}:{exc.line}:{exc.col}: error [fmt] {exc.message}"))
             failed = True
             continue
         if formatted == text:
@@ -396,7 +403,7 @@ def _fmt(args: argparse.Namespace) -> int:
             tmp.write_text(formatted, encoding="utf-8")
             os.replace(tmp, real)
     for name in changed:
-        print(f"{name}: {'would reformat' if args.check else 'reformatted'}")
+        print(printable(f"{name}: {'would reformat' if args.check else 'reformatted'}"))
     if failed:
         return EXIT_PROBLEMS
     return EXIT_PROBLEMS if (args.check and changed) else EXIT_OK
