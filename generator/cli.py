@@ -207,7 +207,7 @@ def _progress(total: int, show: bool) -> Iterator[Callable[[int], None]]:
 def _diagnose(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from generator.diagnose.inputs import InputError, OpenLog, resolve_inputs
+    from generator.diagnose.inputs import InputError, NotALog, OpenLog, resolve_inputs
     from generator.diagnose.lineinfo import rank_from_path
     from generator.diagnose.report import (
         human_report,
@@ -234,7 +234,9 @@ def _diagnose(args: argparse.Namespace) -> int:
             try:
                 opened = OpenLog(log, sys.stdin.buffer)
             except LogReadError as exc:
-                problems.append(ScanProblem(log.name, str(exc), "read"))
+                # A checkpoint or an archive among the logs is skipped like a binary file.
+                kind = "binary" if isinstance(exc, NotALog) else "read"
+                problems.append(ScanProblem(log.name, str(exc), kind))
                 continue
             with opened:
                 tally.add_all(
