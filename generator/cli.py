@@ -235,8 +235,8 @@ def _diagnose(args: argparse.Namespace) -> int:
                 opened = OpenLog(log, sys.stdin.buffer)
             except LogReadError as exc:
                 # A checkpoint or an archive among the logs is skipped like a binary file.
-                kind = "binary" if isinstance(exc, NotALog) else "read"
-                problems.append(ScanProblem(log.name, str(exc), kind))
+                binary = isinstance(exc, NotALog)
+                problems.append(ScanProblem(log.name, str(exc), "binary" if binary else "read"))
                 continue
             with opened:
                 tally.add_all(
