@@ -10,9 +10,9 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO, cast
 
 from generator.model.invisible import printable
 from generator.problems import FORMATS, Problem, format_problems, has_errors
@@ -232,7 +232,8 @@ def _diagnose(args: argparse.Namespace) -> int:
         done = 0
         for number, log in enumerate(inputs):
             try:
-                opened = OpenLog(log, sys.stdin.buffer)
+                # None when standard input was closed: `-` is then an error.
+                opened = OpenLog(log, sys.stdin.buffer if sys.stdin is not None else None)
             except LogReadError as exc:
                 # A checkpoint or an archive among the logs is skipped like a binary file.
                 binary = isinstance(exc, NotALog)
@@ -261,21 +262,18 @@ def _diagnose(args: argparse.Namespace) -> int:
     base_url = (
         args.base_url if args.base_url is not None else os.environ.get("TRAINWRECK_SITE_URL", "")
     )
-    try:
-        if args.format == "json":
-            sys.stdout.write(json_report(diagnosis))
-            for note in notes:
-                _say(f"note: {note}")
-        elif args.format == "markdown":
-            sys.stdout.write(markdown_report(diagnosis, stats, base_url, notes))
-        else:
-            Console(highlight=False, soft_wrap=True).print(
-                human_report(diagnosis, stats, base_url, notes)
-            )
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # The reader (`| head`) went away; that is not an error of the diagnosis.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    # A reader that goes away (`| head`) is not an error of the diagnosis: see _Stdout.
+    if args.format == "json":
+        sys.stdout.write(json_report(diagnosis))
+        for note in notes:
+            _say(f"note: {note}")
+    elif args.format == "markdown":
+        sys.stdout.write(markdown_report(diagnosis, stats, base_url, notes))
+    else:
+        Console(highlight=False, soft_wrap=True).print(
+            human_report(diagnosis, stats, base_url, notes)
+        )
+    sys.stdout.flush()
     for problem in errors:
         _say(f"{problem.file}: {problem.message}")
     if errors:
@@ -512,12 +510,83 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+class _OutputError(Exception):
+    """Standard output could not be written: a full disk, an I/O error."""
+
+
+class _Stdout:
+    """sys.stdout while a command runs. A reader that went away (`| head`) is not an error of
+    the command: the rest of the output goes to /dev/null. Any other write failure is an
+    _OutputError, which main() reports in one line instead of a traceback."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            self._failed(exc)
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            self._failed(exc)
+
+    def _failed(self, exc: OSError) -> None:
+        # Whatever is still buffered then goes nowhere, so that the interpreter's own flush at
+        # exit cannot fail again.
+        with suppress(OSError, ValueError):  # a stream with no descriptor (a test's capture)
+            target = self._stream.fileno()
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, target)
+            os.close(null)
+        if not isinstance(exc, BrokenPipeError):
+            raise _OutputError(exc.strerror or str(exc)) from None
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
+def _closed(fd: int) -> bool:
     try:
-        return int(args.run(args))
+        os.fstat(fd)
+    except OSError:
+        return True
+    return False
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    if sys.stdout is None:
+        # Started with standard output closed (`>&-`): there is nowhere to put the result.
+        if sys.stderr is not None:
+            _say("standard output is closed; nothing was run (send it to a file or /dev/null)")
+        return EXIT_USAGE
+    # A closed standard input or error is given /dev/null, so that no file opened later takes
+    # its number (C code writing to fd 2 would write into that file).
+    for fd in (0, 2):
+        if _closed(fd):
+            os.open(os.devnull, os.O_RDWR)  # the lowest free number: this one
+    saved = sys.stdout, sys.stderr
+    sys.stdout = cast(TextIO, _Stdout(sys.stdout))
+    if sys.stderr is None:
+        sys.stderr = sys.stdout  # messages follow the report on standard output
+    try:
+        args = parser().parse_args(argv)
+        code = int(args.run(args))
+        sys.stdout.flush()
+        return code
     except KeyboardInterrupt:
         return 130
+    except _OutputError as exc:
+        if saved[1] is not None:
+            sys.stderr = saved[1]
+            _say(f"cannot write to standard output: {exc}")
+        return EXIT_USAGE
+    finally:
+        sys.stdout, sys.stderr = saved
 
 
 if __name__ == "__main__":

@@ -159,7 +159,7 @@ class OpenLog:
         self._own: BinaryIO | None = None
         if log.path is None:
             if stdin is None:
-                raise LogReadError("standard input is not available")
+                raise LogReadError("standard input is closed")
             raw = stdin
         else:
             try:
