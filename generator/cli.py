@@ -1,7 +1,8 @@
 """The command layer: parse arguments, call one function, print, map results to exit codes.
 
 Exit codes: 0 success; 1 the entries have problems (validate, build), or `diagnose
---fail-on-match` found a known failure; 2 bad usage or input that cannot be read.
+--fail-on-match` found a known failure; 2 bad usage, input that cannot be read, or standard
+output that is closed or cannot be written (see main()).
 """
 
 from __future__ import annotations

@@ -108,3 +108,21 @@ def test_validate_with_each_stream_closed(work: Path) -> None:
         "1 problem(s) in 1 file(s)\n",
     )
     assert sh(work, "validate x.yaml", ">/dev/full") == (2, "", FULL)
+
+
+@pytest.mark.parametrize("args", [["checks"], ["validate", "--format", "json", "x.yaml"]])
+def test_a_reader_that_went_away_is_not_an_error(work: Path, args: list[str]) -> None:
+    """`trainwreck ... | head`: the pipe's reader is gone before the first write. That gave a
+    BrokenPipeError traceback in every command but diagnose; the exit code is the command's."""
+    (work / "x.yaml").write_text("id: [\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "generator.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=work,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # before the interpreter has even started
+    err = proc.stderr.read().decode()
+    assert (proc.wait(timeout=120), err) == (0 if args == ["checks"] else 1, "")
