@@ -48,12 +48,14 @@ lint: $(VENV)/.installed-test
 test: $(VENV)/.installed-test chromium $(AXE) lint
 	$(BIN)/python -m pytest
 
-# Coverage-guided fuzzing of the entry loader and the log scanner, MINUTES each (docs/security.md).
+# Coverage-guided fuzzing of the entry loader, the log scanner, `--index` loading and the publish
+# step, MINUTES each (docs/security.md).
 MINUTES ?= 5
 fuzz: $(VENV)/.installed-test
 	$(BIN)/python -m pip install -q -e '.[fuzz]'
 	$(BIN)/python fuzz/fuzz_loader.py -max_total_time=$$(( $(MINUTES) * 60 ))
 	$(BIN)/python fuzz/fuzz_scanner.py -max_total_time=$$(( $(MINUTES) * 60 ))
+	$(BIN)/python fuzz/fuzz_index.py -max_total_time=$$(( $(MINUTES) * 60 ))
 	$(BIN)/python fuzz/fuzz_publish.py -max_total_time=$$(( $(MINUTES) * 60 ))
 
 # The failure lab (docs/lab.md): real PyTorch jobs that fail on purpose, in a throwaway

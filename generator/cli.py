@@ -1,7 +1,8 @@
 """The command layer: parse arguments, call one function, print, map results to exit codes.
 
 Exit codes: 0 success; 1 the entries have problems (validate, build), or `diagnose
---fail-on-match` found a known failure; 2 bad usage or input that cannot be read.
+--fail-on-match` found a known failure; 2 bad usage, input that cannot be read, or standard
+output that is closed or cannot be written (see main()).
 """
 
 from __future__ import annotations
@@ -10,10 +11,11 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO, cast
 
+from generator.model.invisible import printable
 from generator.problems import FORMATS, Problem, format_problems, has_errors
 
 if TYPE_CHECKING:
@@ -24,6 +26,12 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 BENIGN_DIR = "corpus/benign"
 PROGRESS_MIN_BYTES = 64 << 20
+
+
+def _say(message: str, prefix: str = "trainwreck: ") -> None:
+    """One line on stderr. Paths and file text in it are shown through printable(), so a file
+    name holding ESC or a line break cannot drive the terminal or forge a second line."""
+    print(prefix + printable(message), file=sys.stderr)
 
 
 class _Usage(Exception):
@@ -55,7 +63,7 @@ def _validate(args: argparse.Namespace) -> int:
     for raw in args.paths or [args.entries]:
         path = Path(raw)
         if not path.exists():
-            print(f"trainwreck: {raw}: no such file or directory", file=sys.stderr)
+            _say(f"{raw}: no such file or directory")
             return EXIT_USAGE
         requested.extend(find_entry_files(path))
     catalog_files = find_entry_files(Path(args.entries)) if Path(args.entries).is_dir() else []
@@ -65,7 +73,7 @@ def _validate(args: argparse.Namespace) -> int:
     try:
         benign, benign_problems = _benign_corpus(args.benign)
     except _Usage as exc:
-        print(f"trainwreck: {exc}", file=sys.stderr)
+        _say(str(exc))
         return EXIT_USAGE
     result = validate_sources(sources, report_for=wanted, benign=benign)
     problems = [*unreadable, *benign_problems, *result.problems]
@@ -94,7 +102,7 @@ def _build(args: argparse.Namespace) -> int:
     try:
         benign, benign_problems = _benign_corpus(args.benign)
     except _Usage as exc:
-        print(f"trainwreck: {exc}", file=sys.stderr)
+        _say(str(exc))
         return EXIT_USAGE
     problems = [*unreadable, *benign_problems, *validate_sources(sources, benign=benign).problems]
     if problems:
@@ -106,9 +114,9 @@ def _build(args: argparse.Namespace) -> int:
     try:
         target = publish(Path(args.site_dir), lambda out: build_site(config, out))
     except PublishError as exc:
-        print(f"trainwreck: {exc}; {args.site_dir} was left as it was", file=sys.stderr)
+        _say(f"{exc}; {args.site_dir} was left as it was")
         return EXIT_USAGE
-    print(f"built {args.site_dir}/ ({target.name})", file=sys.stderr)
+    _say(f"built {args.site_dir}/ ({target.name})", prefix="")
     return EXIT_OK
 
 
@@ -130,15 +138,22 @@ def _checks(args: argparse.Namespace) -> int:
 
 def _signature_index(args: argparse.Namespace) -> tuple[SignatureIndex, list[str]]:
     """The index from --index FILE, or compiled from the catalog; notes for stderr."""
-    from generator.diagnose.index import IndexFormatError, SignatureIndex, build_index, load_index
-    from generator.loading.discovery import find_entry_files, read_sources
+    from generator.diagnose.index import (
+        MAX_INDEX_BYTES,
+        IndexFormatError,
+        SignatureIndex,
+        build_index,
+        load_index,
+    )
+    from generator.loading.discovery import Refused, find_entry_files, read_regular, read_sources
     from generator.validation import load_doc
 
     if args.index is not None:
         try:
-            raw = Path(args.index).read_bytes()
-        except OSError as exc:
-            raise _Usage(f"{args.index}: {exc.strerror or exc}") from None
+            # A regular file only, read up to the cap: never a FIFO or /dev/zero.
+            raw = read_regular(Path(args.index), None, MAX_INDEX_BYTES)
+        except Refused as exc:
+            raise _Usage(f"{args.index}: {exc.message}") from None
         try:
             return load_index(raw), []
         except IndexFormatError as exc:
@@ -193,7 +208,7 @@ def _progress(total: int, show: bool) -> Iterator[Callable[[int], None]]:
 def _diagnose(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from generator.diagnose.inputs import InputError, OpenLog, resolve_inputs
+    from generator.diagnose.inputs import InputError, NotALog, OpenLog, resolve_inputs
     from generator.diagnose.lineinfo import rank_from_path
     from generator.diagnose.report import (
         human_report,
@@ -208,7 +223,7 @@ def _diagnose(args: argparse.Namespace) -> int:
         index, notes = _signature_index(args)
         inputs = resolve_inputs(args.paths)
     except (_Usage, InputError) as exc:
-        print(f"trainwreck: {exc}", file=sys.stderr)
+        _say(str(exc))
         return EXIT_USAGE
     scanner, tally, stats = Scanner(index), Tally(index), ScanStats()
     problems: list[ScanProblem] = []
@@ -218,9 +233,12 @@ def _diagnose(args: argparse.Namespace) -> int:
         done = 0
         for number, log in enumerate(inputs):
             try:
-                opened = OpenLog(log, sys.stdin.buffer)
+                # None when standard input was closed: `-` is then an error.
+                opened = OpenLog(log, sys.stdin.buffer if sys.stdin is not None else None)
             except LogReadError as exc:
-                problems.append(ScanProblem(log.name, str(exc), "read"))
+                # A checkpoint or an archive among the logs is skipped like a binary file.
+                binary = isinstance(exc, NotALog)
+                problems.append(ScanProblem(log.name, str(exc), "binary" if binary else "read"))
                 continue
             with opened:
                 tally.add_all(
@@ -245,23 +263,20 @@ def _diagnose(args: argparse.Namespace) -> int:
     base_url = (
         args.base_url if args.base_url is not None else os.environ.get("TRAINWRECK_SITE_URL", "")
     )
-    try:
-        if args.format == "json":
-            sys.stdout.write(json_report(diagnosis))
-            for note in notes:
-                print(f"trainwreck: note: {note}", file=sys.stderr)
-        elif args.format == "markdown":
-            sys.stdout.write(markdown_report(diagnosis, stats, base_url, notes))
-        else:
-            Console(highlight=False, soft_wrap=True).print(
-                human_report(diagnosis, stats, base_url, notes)
-            )
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # The reader (`| head`) went away; that is not an error of the diagnosis.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    # A reader that goes away (`| head`) is not an error of the diagnosis: see _Stdout.
+    if args.format == "json":
+        sys.stdout.write(json_report(diagnosis))
+        for note in notes:
+            _say(f"note: {note}")
+    elif args.format == "markdown":
+        sys.stdout.write(markdown_report(diagnosis, stats, base_url, notes))
+    else:
+        Console(highlight=False, soft_wrap=True).print(
+            human_report(diagnosis, stats, base_url, notes)
+        )
+    sys.stdout.flush()
     for problem in errors:
-        print(f"trainwreck: {problem.file}: {problem.message}", file=sys.stderr)
+        _say(f"{problem.file}: {problem.message}")
     if errors:
         return EXIT_USAGE
     if args.fail_on_match and (diagnosis.root_causes or diagnosis.collateral):
@@ -330,14 +345,14 @@ def _new(args: argparse.Namespace) -> int:
     root = Path(args.entries)
     taken = [p for p in root.rglob(f"{args.id}.y*ml")] if root.is_dir() else []
     if taken:
-        print(f"trainwreck: {taken[0].as_posix()} already exists", file=sys.stderr)
+        _say(f"{taken[0].as_posix()} already exists")
         return EXIT_USAGE
     text = skeleton(args.id, args.category, dt.date.today())
     if args.from_log is not None:
         try:
             draft = _draft(args.from_log)
         except (OSError, ValueError) as exc:
-            print(f"trainwreck: {args.from_log}: {exc}", file=sys.stderr)
+            _say(f"{args.from_log}: {exc}")
             return EXIT_USAGE
         text = draft_from_log(args.id, args.category, dt.date.today(), draft)
     target = root / args.category / f"{args.id}.yaml"
@@ -357,7 +372,7 @@ def _fmt(args: argparse.Namespace) -> int:
     paths: list[Path] = []
     for raw in args.paths or [args.entries]:
         if not Path(raw).exists():
-            print(f"trainwreck: {raw}: no such file or directory", file=sys.stderr)
+            _say(f"{raw}: no such file or directory")
             return EXIT_USAGE
         paths.extend(find_entry_files(Path(raw)))
     changed: list[str] = []
@@ -371,11 +386,11 @@ def _fmt(args: argparse.Namespace) -> int:
             text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
             formatted = format_text(text)
         except (Refused, UnicodeDecodeError) as exc:
-            print(f"{path.as_posix()}:1:1: error [fmt] cannot read: {exc}", file=sys.stderr)
+            _say(f"{path.as_posix()}:1:1: error [fmt] cannot read: {exc}", prefix="")
             failed = True
             continue
         except FormatError as exc:
-            print(f"{path.as_posix()}:{exc.line}:{exc.col}: error [fmt] {exc.message}")
+            print(printable(f"{path.as_posix()}:{exc.line}:{exc.col}: error [fmt] {exc.message}"))
             failed = True
             continue
         if formatted == text:
@@ -389,7 +404,7 @@ def _fmt(args: argparse.Namespace) -> int:
             tmp.write_text(formatted, encoding="utf-8")
             os.replace(tmp, real)
     for name in changed:
-        print(f"{name}: {'would reformat' if args.check else 'reformatted'}")
+        print(printable(f"{name}: {'would reformat' if args.check else 'reformatted'}"))
     if failed:
         return EXIT_PROBLEMS
     return EXIT_PROBLEMS if (args.check and changed) else EXIT_OK
@@ -496,12 +511,83 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+class _OutputError(Exception):
+    """Standard output could not be written: a full disk, an I/O error."""
+
+
+class _Stdout:
+    """sys.stdout while a command runs. A reader that went away (`| head`) is not an error of
+    the command: the rest of the output goes to /dev/null. Any other write failure is an
+    _OutputError, which main() reports in one line instead of a traceback."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            self._failed(exc)
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            self._failed(exc)
+
+    def _failed(self, exc: OSError) -> None:
+        # Whatever is still buffered then goes nowhere, so that the interpreter's own flush at
+        # exit cannot fail again.
+        with suppress(OSError, ValueError):  # a stream with no descriptor (a test's capture)
+            target = self._stream.fileno()
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, target)
+            os.close(null)
+        if not isinstance(exc, BrokenPipeError):
+            raise _OutputError(exc.strerror or str(exc)) from None
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
+def _closed(fd: int) -> bool:
     try:
-        return int(args.run(args))
+        os.fstat(fd)
+    except OSError:
+        return True
+    return False
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    if sys.stdout is None:
+        # Started with standard output closed (`>&-`): there is nowhere to put the result.
+        if sys.stderr is not None:
+            _say("standard output is closed; nothing was run (send it to a file or /dev/null)")
+        return EXIT_USAGE
+    # A closed standard input or error is given /dev/null, so that no file opened later takes
+    # its number (C code writing to fd 2 would write into that file).
+    for fd in (0, 2):
+        if _closed(fd):
+            os.open(os.devnull, os.O_RDWR)  # the lowest free number: this one
+    saved = sys.stdout, sys.stderr
+    sys.stdout = cast(TextIO, _Stdout(sys.stdout))
+    if sys.stderr is None:
+        sys.stderr = sys.stdout  # messages follow the report on standard output
+    try:
+        args = parser().parse_args(argv)
+        code = int(args.run(args))
+        sys.stdout.flush()
+        return code
     except KeyboardInterrupt:
         return 130
+    except _OutputError as exc:
+        if saved[1] is not None:
+            sys.stderr = saved[1]
+            _say(f"cannot write to standard output: {exc}")
+        return EXIT_USAGE
+    finally:
+        sys.stdout, sys.stderr = saved
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 
+from generator.model.invisible import printable
+
 
 class Level(StrEnum):
     ERROR = "error"
@@ -27,16 +29,15 @@ class Problem:
     message: str
 
     def text(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.level} [{self.check}] {self.message}"
+        # A file name or a quoted value may hold ESC or a line break: shown, never sent raw.
+        path, message = printable(self.path), printable(self.message)
+        return f"{path}:{self.line}:{self.col}: {self.level} [{self.check}] {message}"
 
     def github(self) -> str:
-        # GitHub workflow commands treat %, CR and LF in the message as control characters.
-        message = (
-            f"[{self.check}] {self.message}".replace("%", "%25")
-            .replace("\r", "%0D")
-            .replace("\n", "%0A")
-        )
-        path = self.path.replace("%", "%25").replace(",", "%2C").replace(":", "%3A")
+        # GitHub workflow commands treat %, CR and LF in the message as control characters;
+        # printable() has already shown every CR and LF, so one problem stays one annotation.
+        message = printable(f"[{self.check}] {self.message}").replace("%", "%25")
+        path = printable(self.path).replace("%", "%25").replace(",", "%2C").replace(":", "%3A")
         return f"::{self.level} file={path},line={self.line},col={self.col}::{message}"
 
 

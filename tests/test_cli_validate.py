@@ -130,3 +130,34 @@ def test_a_20_mb_file_is_refused_without_reading_it_and_the_rest_still_report(
         f"{BROKEN}:6:11: error [schema] severity: Input should be 'critical', 'high', "
         "'medium' or 'low'",
     ]
+
+
+# ESC ] 0 ; ... BEL retitles the terminal; the line break would start a second, forged
+# annotation in --format github.
+HOSTILE_NAME = "x\x1b]0;pwned\x07\n::error file=f.yaml::forged\n.yaml"
+HOSTILE_SHOWN = "x[U+001B]]0;pwned[U+0007][U+000A]::error file=f.yaml::forged[U+000A].yaml"
+MISMATCH = (
+    "[id-filename] id 'xid-79-gpu-fallen-off-bus' does not match the file name "
+    "'x\\x1b]0;pwned\\x07\\n::error file=f.yaml::forged\\n'"
+)
+
+
+def test_a_file_name_with_escapes_and_line_breaks_prints_as_one_line(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (repo / BROKEN).unlink()
+    (repo / GOOD).unlink()
+    (repo / "entries/gpu-hardware" / HOSTILE_NAME).write_text(entry_yaml())
+    assert main(["validate"]) == 1
+    out, err = capsys.readouterr()
+    assert out == f"entries/gpu-hardware/{HOSTILE_SHOWN}:2:5: error {MISMATCH}\n"
+    assert err == "1 problem(s) in 1 file(s)\n"
+    assert main(["validate", "--format", "github"]) == 1
+    out, _ = capsys.readouterr()
+    path = f"entries/gpu-hardware/{HOSTILE_SHOWN}".replace(":", "%3A")
+    assert out == f"::error file={path},line=2,col=5::{MISMATCH}\n"
+    assert main(["validate", "entries/nope\x1b[2J.yaml"]) == 2
+    assert capsys.readouterr() == (
+        "",
+        "trainwreck: entries/nope[U+001B][2J.yaml: no such file or directory\n",
+    )

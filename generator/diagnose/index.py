@@ -21,9 +21,10 @@ U+FFFD for invalid sequences.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -144,23 +145,129 @@ def compile_index(data: IndexFile) -> SignatureIndex:
     return SignatureIndex(data)
 
 
+# An index is read whole and parsed by `json`, whose C parser recurses once per level and
+# builds every value before anything is checked. These bound what a hostile file can cost (in
+# tests/diagnose/test_hostile_index.py, the child's peak RSS): this catalog's own index is about
+# 1.6 KiB an entry (335 KB for 212) and nests 4 levels; 4 MiB of the costliest JSON, empty
+# objects, would be 100 MB of Python objects, hence the cap on lists and objects too.
+MAX_INDEX_BYTES = 4 << 20
+MAX_INDEX_DEPTH = 32
+MAX_INDEX_CONTAINERS = 100_000
+# Each signature costs a compiled matcher and a prefilter literal, about 0.3 ms and 5 KB; the
+# catalog has 786 today.
+MAX_INDEX_SIGNATURES = 10_000
+MAX_INDEX_ENTRIES = 10_000
+# A JSON string; the closing quote is optional so that an unclosed one is consumed once, not
+# tried again from every quote inside it. Possessive: nothing is backtracked.
+_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"?', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+SHOWN_VALUE_CHARS = 40
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def _clip(text: str) -> str:
+    """Text from the file, for a message: never more than a few words of it."""
+    if len(text) > SHOWN_VALUE_CHARS:
+        return f"{text[:SHOWN_VALUE_CHARS]}… ({len(text):,} characters)"
+    return text
+
+
+class _Shape(_Model):
+    """The top level of an index; its entries and signatures are checked one by one after."""
+
+    version: Literal[1]
+    max_line_bytes: int = Field(ge=256, le=1 << 24)
+    entries: Any
+    signatures: Any
+
+
+def _check_structure(text: str) -> None:
+    """Refuse nesting deeper than MAX_INDEX_DEPTH and more than MAX_INDEX_CONTAINERS lists and
+    objects, before `json` builds (and recurses into) any of them. Brackets inside strings do
+    not count; what is not JSON at all is left for `json` to name."""
+    brackets = _STRING.sub("", text).encode("ascii", "ignore").translate(None, _NOT_BRACKETS)
+    opens = brackets.count(b"[") + brackets.count(b"{")
+    if opens > MAX_INDEX_CONTAINERS:
+        raise IndexFormatError(
+            f"holds {opens:,} lists and objects, more than the {MAX_INDEX_CONTAINERS:,} "
+            "an index may hold"
+        )
+    if opens <= MAX_INDEX_DEPTH:
+        return
+    depth = 0
+    for byte in brackets:
+        if byte in b"[{":
+            depth += 1
+            if depth > MAX_INDEX_DEPTH:
+                raise IndexFormatError(
+                    f"nests deeper than {MAX_INDEX_DEPTH} levels (an index nests 4)"
+                )
+        else:
+            depth -= 1
+
+
+def _items(model: type[_M], items: Iterable[tuple[str | int, Any]], field: str) -> list[_M]:
+    """Each item validated on its own, stopping at the first bad one: validated together, a
+    list of a million bad items would collect millions of errors before reporting one."""
+    done = []
+    for key, value in items:
+        try:
+            done.append(model.model_validate(value))
+        except ValidationError as exc:
+            raise _first_error(exc, (field, key)) from None
+    return done
+
+
+def _first_error(exc: ValidationError, prefix: tuple[str | int, ...] = ()) -> IndexFormatError:
+    first = exc.errors(include_url=False)[0]
+    where = ".".join(_clip(str(part)) for part in (*prefix, *first["loc"]))
+    return IndexFormatError(f"{where}: {first['msg']}")
+
+
 def load_index(raw: bytes) -> SignatureIndex:
     """Parse and compile an index file, or raise IndexFormatError saying what is wrong."""
+    if len(raw) > MAX_INDEX_BYTES:
+        raise IndexFormatError(
+            f"larger than {MAX_INDEX_BYTES >> 20} MiB, more than an index may be"
+        )
     try:
-        data: Any = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise IndexFormatError(f"not JSON ({exc})") from None
+    _check_structure(text)
+    try:
+        data: Any = json.loads(text)
+    except ValueError as exc:  # JSONDecodeError, or an integer too long to convert
         raise IndexFormatError(f"not JSON ({exc})") from None
     if not isinstance(data, dict) or "version" not in data:
         raise IndexFormatError("not a signature index (no version)")
     if data["version"] != INDEX_VERSION:
         raise IndexFormatError(
-            f"index version {data['version']!r} is not supported; "
+            f"index version {_clip(repr(data['version']))} is not supported; "
             f"this trainwreck reads version {INDEX_VERSION}"
         )
     try:
-        parsed = IndexFile.model_validate(data)
+        shape = _Shape.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise IndexFormatError(f"{where}: {first['msg']}") from None
+        raise _first_error(exc) from None
+    if not isinstance(shape.entries, dict):
+        raise IndexFormatError("entries: Input should be an object")
+    if not isinstance(shape.signatures, list):
+        raise IndexFormatError("signatures: Input should be a list")
+    for name, items, cap in (
+        ("entries", shape.entries, MAX_INDEX_ENTRIES),
+        ("signatures", shape.signatures, MAX_INDEX_SIGNATURES),
+    ):
+        if len(items) > cap:
+            raise IndexFormatError(
+                f"{name}: {len(items):,} items, more than the {cap:,} an index may hold"
+            )
+    entries = _items(IndexEntry, shape.entries.items(), "entries")
+    signatures = _items(IndexSignature, enumerate(shape.signatures), "signatures")
+    parsed = IndexFile(
+        version=shape.version,
+        max_line_bytes=shape.max_line_bytes,
+        entries=dict(zip(shape.entries, entries, strict=True)),
+        signatures=tuple(signatures),
+    )
     return SignatureIndex(parsed)

@@ -1,8 +1,9 @@
 """Log inputs: files, folders and stdin, decompressed while they are read.
 
 The one module of the diagnosis engine that touches the file system. Compression is told from
-the first bytes, not the name: gzip, bzip2 and xz are read as they stream; zstd and zip
-archives are named so the user knows what to do. Read failures (a truncated `.gz`, corrupt
+the first bytes, not the name: gzip, bzip2 and xz are read as they stream; zstd, zip and
+the other formats a run folder holds (checkpoints, arrays, core dumps) are named so the user
+knows what to do, and skipped when a folder was given. Read failures (a truncated `.gz`, corrupt
 data, an I/O error) become `LogReadError`, which the scanner turns into a problem after
 diagnosing every line it did read.
 """
@@ -21,6 +22,7 @@ from typing import BinaryIO, Protocol, cast
 from generator.diagnose.scan import LogReadError
 
 STDIN_NAME = "<stdin>"
+HEAD_BYTES = 16  # enough for every magic number below
 
 
 class InputError(Exception):
@@ -181,13 +183,43 @@ class _GzipMembers:
                 return data
 
 
-_UNSUPPORTED = (
+class NotALog(LogReadError):
+    """A file whose first bytes name a format that is not a log (a checkpoint, an archive).
+    Inside a folder it is skipped with a note; named on the command line it is an error."""
+
+
+# Formats that sit next to logs in a run folder, told by their first bytes (never by the
+# name: a `.pt` is a zip, and so is an `.npz`). A text log cannot start with any of these:
+# each holds a byte that is not printable ASCII or starts no UTF-8 character.
+_NOT_LOGS = (
     (
         b"\x28\xb5\x2f\xfd",
         "is zstd-compressed; decompress it first: zstd -dc FILE | trainwreck diagnose -",
     ),
-    (b"PK\x03\x04", "is a zip archive; unpack it first"),
+    # torch.save writes a zip since PyTorch 1.6; so do numpy.savez and most archives.
+    (b"PK\x03\x04", "is a zip archive (a PyTorch .pt checkpoint is one); unzip it first"),
+    (b"PK\x05\x06", "is a zip archive (empty); unzip it first"),
+    (b"7z\xbc\xaf\x27\x1c", "is a 7z archive; unpack it first"),
+    (b"\x93NUMPY", "is a NumPy array (.npy), not a log"),
+    (b"\x89HDF\r\n\x1a\n", "is an HDF5 file (a Keras checkpoint, a dataset), not a log"),
+    (b"\x7fELF", "is an ELF file (a program or a core dump), not a log"),
 )
+
+
+def not_a_log(head: bytes) -> str | None:
+    """Why a file that starts with `head` (16 bytes or fewer) is not a log, or None."""
+    for magic, message in _NOT_LOGS:
+        if head.startswith(magic):
+            return message
+    # safetensors: an 8-byte little-endian header length, then the JSON header. Text never
+    # has four zero bytes at 4..7, which a header under 4 GiB has.
+    if len(head) >= 10 and head[4:8] == b"\0\0\0\0" and head[8:10] in (b'{"', b"{}"):
+        return "is a safetensors file (model weights), not a log"
+    # A pickle from protocol 2 on (torch.save before 1.6, joblib) starts with PROTO n; 0x80
+    # starts no UTF-8 character.
+    if len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5:
+        return "is a Python pickle (an older PyTorch checkpoint or a saved object), not a log"
+    return None
 
 
 class OpenLog:
@@ -198,7 +230,7 @@ class OpenLog:
         self._own: BinaryIO | None = None
         if log.path is None:
             if stdin is None:
-                raise LogReadError("standard input is not available")
+                raise LogReadError("standard input is closed")
             raw = stdin
         else:
             try:
@@ -206,14 +238,14 @@ class OpenLog:
             except OSError as exc:
                 raise LogReadError(exc.strerror or str(exc)) from None
         try:
-            head = _read_head(raw, 6)
+            head = _read_head(raw, HEAD_BYTES)
         except OSError as exc:
             self.close()
             raise LogReadError(exc.strerror or str(exc)) from None
-        for magic, message in _UNSUPPORTED:
-            if head.startswith(magic):
-                self.close()
-                raise LogReadError(message)
+        why = not_a_log(head)
+        if why is not None:
+            self.close()
+            raise NotALog(why)
         self._counted = _Counted(raw, head)
         self._failure: LogReadError | None = None
         self.kind = "plain"

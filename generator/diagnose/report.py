@@ -13,15 +13,19 @@ The JSON shape is a contract (tools depend on it) and carries nothing else:
 
 Log text is never markup here: rich output is built from Text objects, control characters are
 replaced before they reach a terminal, and Markdown code is fenced longer than any backtick
-run inside it.
+run inside it. File names and the index's text (titles, fixes, ids, paths) may come from anyone
+too: every one is printed through `printable`, so ESC, OSC, BEL or a line break in a file name
+shows as `[U+001B]` and cannot drive the terminal, forge a heading or add a link.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import quote
 
 from rich.console import Group
 from rich.text import Text
@@ -30,6 +34,7 @@ from generator.diagnose.index import IndexEntry
 from generator.diagnose.launcher import SIGNALS
 from generator.diagnose.scan import ScanStats
 from generator.diagnose.triage import UNRECOGNIZED, Diagnosis, Finding, Hit, Witness
+from generator.model.invisible import printable
 
 SHOWN_CHARS = 400
 _CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
@@ -98,6 +103,16 @@ def entry_url(entry: IndexEntry, base_url: str) -> str:
     return f"{base_url.rstrip('/')}/{entry.path}" if base_url else entry.path
 
 
+def _md_url(url: str) -> str:
+    """A link target that stays one target: spaces, parentheses, angle brackets, controls and
+    non-ASCII percent-encoded (an index's `path` is text from a file)."""
+    return quote(url, safe=":/?#[]@!$&'*+,;=%~")
+
+
+def _at(hit: Hit) -> str:
+    return f"{printable(hit.file)}:{hit.line}"
+
+
 def shown(text: str) -> str:
     """Log text made safe and short for a terminal or a Markdown code block."""
     text = _CONTROLS.sub("\ufffd", text.rstrip())
@@ -144,7 +159,7 @@ def _where(hit: Hit) -> str:
         bits.append(f"host {hit.host}")
     if hit.time:
         bits.append(hit.time.text)
-    return ", ".join(bits)
+    return printable(", ".join(bits))
 
 
 def _confidence(f: Finding) -> str:
@@ -169,7 +184,8 @@ def stats_notes(stats: ScanStats, max_line_bytes: int) -> list[str]:
 
 def _causes(caused_by: Sequence[str]) -> str:
     return ", ".join(
-        "an error the catalog lacks (see above)" if c == UNRECOGNIZED else c for c in caused_by
+        "an error the catalog lacks (see above)" if c == UNRECOGNIZED else printable(c)
+        for c in caused_by
     )
 
 
@@ -185,7 +201,7 @@ def human_report(
         line = Text("First failed rank: ", style="bold")
         line.append(str(diagnosis.first_failed_rank), style="bold red")
         when = f", at {first.time.text}" if first.time else ""
-        line.append(f"{when} ({first.file}:{first.line})")
+        line.append(f"{when} ({_at(first)})")
         out.append(line)
     witness = diagnosis.first_witness
     if witness is not None:
@@ -197,7 +213,7 @@ def human_report(
             head = Text("UNRECOGNISED  ", style="bold red")
             head.append(KIND_WORDS[u.kind], style="bold")
             out.append(head)
-            out.append(_label("first", f"{u.hit.file}:{u.hit.line} ({_where(u.hit)})"))
+            out.append(_label("first", f"{_at(u.hit)} ({_where(u.hit)})"))
             out.append(_label("line", shown(u.hit.text), "cyan"))
         for step in unrecognized_steps(diagnosis):
             out.append(Text(step))
@@ -206,7 +222,7 @@ def human_report(
         out.extend(_finding_lines(f, base_url))
     for note in notes:
         out.append(Text(""))
-        out.append(Text(f"note: {note}", style="dim"))
+        out.append(Text(f"note: {printable(note)}", style="dim"))
     return Group(*out)
 
 
@@ -234,7 +250,9 @@ def unrecognized_steps(diagnosis: Diagnosis) -> list[str]:
     u = diagnosis.unrecognized[0]
     return [
         "The catalog has no entry for this error. To add one:",
-        f"  1. trainwreck new <id> --category <category> --from-log {u.hit.file}",
+        # Quoted for a shell, so a file name cannot add a command to the one suggested here.
+        f"  1. trainwreck new <id> --category <category> --from-log "
+        f"{printable(shlex.quote(u.hit.file))}",
         "  2. write the prose, check the drafted signature against the upstream source,",
         "     and run trainwreck validate until it reports nothing",
         "  (docs/entry-format.md describes every field)",
@@ -258,20 +276,20 @@ def _finding_lines(f: Finding, base_url: str) -> list[Text]:
     root = f.role == "root-cause"
     label, style = _HEADS[f.role]
     head = Text(label, style=style)
-    head.append(f.entry.title, style="bold")
-    head.append(f"  {f.id} · severity {f.entry.severity}", style="dim")
+    head.append(printable(f.entry.title), style="bold")
+    head.append(printable(f"  {f.id} · severity {f.entry.severity}"), style="dim")
     lines = [head]
     if f.caused_by:
         lines.append(_label("cause", "collateral of " + _causes(f.caused_by)))
-    lines.append(_label("first", f"{f.first.file}:{f.first.line} ({_where(f.first)})"))
+    lines.append(_label("first", f"{_at(f.first)} ({_where(f.first)})"))
     lines.append(_label("line", shown(f.first.text), "cyan"))
     lines.append(_label("seen", f"{_plural(f.count, 'line')}: {rank_summary(f.rank_counts)}"))
     if root:
         lines.append(_label("sure", _confidence(f)))
-        lines.append(_label("fix", f.entry.quick_fix, "green"))
+        lines.append(_label("fix", printable(f.entry.quick_fix), "green"))
     elif f.role == "not-the-cause":
         lines.append(_label("why", "a harmless line that is often blamed; look elsewhere"))
-    lines.append(_label("page", entry_url(f.entry, base_url), "blue underline"))
+    lines.append(_label("page", printable(entry_url(f.entry, base_url)), "blue underline"))
     return lines
 
 
@@ -292,12 +310,20 @@ def _code_block(text: str, indent: str = "") -> list[str]:
 
 
 def _md_text(text: str) -> str:
-    return re.sub(r"([\\`*_\[\]<>|#])", r"\\\1", text)
+    return re.sub(r"([\\`*_\[\]<>|#])", r"\\\1", printable(text))
+
+
+def _md_code(text: str) -> str:
+    return _code_span(printable(text))
+
+
+def _md_link(entry: IndexEntry, base_url: str) -> str:
+    return f"[{_md_text(entry.title)}]({_md_url(entry_url(entry, base_url))})"
 
 
 def _md_causes(caused_by: Sequence[str]) -> str:
     return ", ".join(
-        "an unrecognised error" if c == UNRECOGNIZED else _code_span(c) for c in caused_by
+        "an unrecognised error" if c == UNRECOGNIZED else _md_code(c) for c in caused_by
     )
 
 
@@ -309,8 +335,7 @@ def markdown_report(
     if first is not None:
         when = f" at {first.time.text}" if first.time else ""
         out.append(
-            f"**First failed rank: {diagnosis.first_failed_rank}**{when} "
-            f"({_code_span(f'{first.file}:{first.line}')})"
+            f"**First failed rank: {diagnosis.first_failed_rank}**{when} ({_code_span(_at(first))})"
         )
         out.append("")
     if diagnosis.first_witness is not None:
@@ -322,24 +347,18 @@ def markdown_report(
         for u in diagnosis.unrecognized:
             out.append(f"### Unrecognised: {KIND_WORDS[u.kind]}")
             out.append("")
-            out.append(
-                f"- First seen: {_code_span(f'{u.hit.file}:{u.hit.line}')} "
-                f"({_md_text(_where(u.hit))})"
-            )
+            out.append(f"- First seen: {_code_span(_at(u.hit))} ({_md_text(_where(u.hit))})")
             out.extend(_code_block(shown(u.hit.text), "  "))
             out.append("")
         if diagnosis.unrecognized:
             out.extend(_md_text(step) for step in unrecognized_steps(diagnosis))
             out.append("")
     for f in diagnosis.root_causes:
-        link = f"[{_md_text(f.entry.title)}]({entry_url(f.entry, base_url)})"
+        link = _md_link(f.entry, base_url)
         out.append(f"### Root cause: {link}")
         out.append("")
-        out.append(f"- Entry: {_code_span(f.id)}, severity {f.entry.severity}")
-        out.append(
-            f"- First seen: {_code_span(f'{f.first.file}:{f.first.line}')} "
-            f"({_md_text(_where(f.first))})"
-        )
+        out.append(f"- Entry: {_md_code(f.id)}, severity {_md_text(f.entry.severity)}")
+        out.append(f"- First seen: {_code_span(_at(f.first))} ({_md_text(_where(f.first))})")
         out.extend(_code_block(shown(f.first.text), "  "))
         out.append(f"- Seen: {_plural(f.count, 'line')}: {rank_summary(f.rank_counts)}")
         out.append(f"- Confidence: {_confidence(f)}")
@@ -351,11 +370,11 @@ def markdown_report(
         out.append("| failure | caused by | lines | first seen |")
         out.append("| --- | --- | --- | --- |")
         for f in diagnosis.collateral:
-            link = f"[{_md_text(f.entry.title)}]({entry_url(f.entry, base_url)})"
+            link = _md_link(f.entry, base_url)
             out.append(
-                f"| {link} {_code_span(f.id)} | {_md_causes(f.caused_by)} "
+                f"| {link} {_md_code(f.id)} | {_md_causes(f.caused_by)} "
                 f"| {_plural(f.count, 'line')}: {rank_summary(f.rank_counts)} "
-                f"| {_code_span(f'{f.first.file}:{f.first.line}')} ({_md_text(_where(f.first))}) |"
+                f"| {_code_span(_at(f.first))} ({_md_text(_where(f.first))}) |"
             )
         out.append("")
     if diagnosis.not_the_cause:
@@ -364,10 +383,10 @@ def markdown_report(
         out.append("Harmless lines that are often blamed for a failure; look elsewhere.")
         out.append("")
         for f in diagnosis.not_the_cause:
-            link = f"[{_md_text(f.entry.title)}]({entry_url(f.entry, base_url)})"
+            link = _md_link(f.entry, base_url)
             out.append(
-                f"- {link} {_code_span(f.id)}: {_plural(f.count, 'line')}, first "
-                f"{_code_span(f'{f.first.file}:{f.first.line}')}"
+                f"- {link} {_md_code(f.id)}: {_plural(f.count, 'line')}, first "
+                f"{_code_span(_at(f.first))}"
             )
         out.append("")
     out.append(f"_{stats_line(stats)}._")

@@ -61,8 +61,9 @@ def _kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
-def read_regular(path: Path, base: Path, cap: int) -> bytes:
-    """Up to `cap` + 1 bytes of `path`, which must be a regular file inside `base`.
+def read_regular(path: Path, base: Path | None, cap: int) -> bytes:
+    """Up to `cap` + 1 bytes of `path`, which must be a regular file (inside `base`, unless
+    that is None).
 
     Raises Refused for a link out of `base`, a FIFO, a device or a socket (none is opened in
     a way that can block), and for a read error.
@@ -70,7 +71,7 @@ def read_regular(path: Path, base: Path, cap: int) -> bytes:
     real = Path(os.path.realpath(path))
     # As written in the link (`/dev/stdin`), which says more than where it leads now.
     shown = os.readlink(path) if path.is_symlink() else str(real)
-    if not real.is_relative_to(os.path.realpath(base)):
+    if base is not None and not real.is_relative_to(os.path.realpath(base)):
         raise Refused(
             "file-not-regular",
             f"a link to {shown}, outside the repository; only files in it are read",

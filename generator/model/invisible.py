@@ -1,7 +1,9 @@
 """Characters that change how text displays without showing themselves (Trojan Source).
 
 `checks/invisible.py` refuses them where text is run, matched or compared; the renderer shows
-them in prose with `show_invisible`.
+them in prose with `show_invisible`. The commands print every file name, problem message and
+index text through `printable`, which shows them and the control characters (ESC, BEL, a line
+break in a file name) the same way, so none reaches a terminal or a report raw.
 """
 
 from __future__ import annotations
@@ -44,3 +46,17 @@ def visible(char: str) -> str:
 
 def show_invisible(text: str) -> str:
     return INVISIBLE.sub(lambda m: visible(m.group()), text)
+
+
+# C0 and C1 controls and DEL (ESC starts terminal sequences, OSC can retitle a window or write
+# a link, a line break forges a report line), the line and paragraph separators, and the
+# invisible characters above.
+UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
+
+
+def printable(text: str) -> str:
+    """Text from a file or a file name, safe to print: every control or invisible character
+    shown as `[U+001B]`."""
+    return UNPRINTABLE.sub(lambda m: visible(m.group()), text)

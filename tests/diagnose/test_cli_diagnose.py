@@ -552,6 +552,60 @@ def test_unsupported_compression_is_named(logs: Path, capsys: pytest.CaptureFixt
     )
 
 
+def _run_folder_files(folder: Path) -> dict[str, str]:
+    """What a training run leaves beside its logs, written the way each library writes it;
+    the note each gets."""
+    import pickle
+    import struct
+    import zipfile
+
+    with zipfile.ZipFile(folder / "model.pt", "w") as archive:  # torch.save's layout
+        archive.writestr("model/data.pkl", pickle.dumps({"w": 1}, protocol=2))
+        archive.writestr("model/version", "3\n")
+    header = (
+        b'{"__metadata__":{"format":"pt"},"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}'
+    )
+    (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header + bytes(4))
+    npy = b"{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }"
+    (folder / "grads.npy").write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(npy)) + npy)
+    (folder / "optimizer.bin").write_bytes(pickle.dumps({"step": 10, "lr": 0.1}, protocol=4))
+    (folder / "weights.h5").write_bytes(b"\x89HDF\r\n\x1a\n" + bytes(100))
+    (folder / "core.4242").write_bytes(Path(sys.executable).resolve().read_bytes()[:4096])
+    (folder / "rank8.log.zst").write_bytes(b"\x28\xb5\x2f\xfd" + bytes(100))
+    return {
+        "core.4242": "is an ELF file (a program or a core dump), not a log",
+        "grads.npy": "is a NumPy array (.npy), not a log",
+        "model.pt": "is a zip archive (a PyTorch .pt checkpoint is one); unzip it first",
+        "model.safetensors": "is a safetensors file (model weights), not a log",
+        "optimizer.bin": "is a Python pickle (an older PyTorch checkpoint or a saved object), "
+        "not a log",
+        "rank8.log.zst": "is zstd-compressed; decompress it first: "
+        "zstd -dc FILE | trainwreck diagnose -",
+        "weights.h5": "is an HDF5 file (a Keras checkpoint, a dataset), not a log",
+    }
+
+
+def test_checkpoints_and_archives_in_a_folder_are_skipped_with_a_note(
+    logs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = _run_folder_files(logs / "storm")
+    code, report, err = diagnose_json(capsys, "storm")
+    assert (code, report) == (0, STORM)
+    # In the folder's order: rank8.log.zst comes after rank0-7.log, as they are read.
+    order = ["core.4242", "grads.npy", "model.pt", "model.safetensors", "optimizer.bin"]
+    order += ["rank8.log.zst", "weights.h5"]
+    assert err == "".join(f"trainwreck: note: storm/{n}: {notes[n]}; skipped\n" for n in order)
+
+
+def test_a_checkpoint_named_on_the_command_line_is_an_error(
+    logs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = _run_folder_files(logs)
+    code, report, err = diagnose_json(capsys, "model.pt", "storm")
+    assert (code, report) == (2, STORM)
+    assert err == f"trainwreck: model.pt: {notes['model.pt']}\n"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

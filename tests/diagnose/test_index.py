@@ -111,6 +111,17 @@ GOOD = index_json(build_index(entries((ECC,))))
         (b"[]", "not a signature index (no version)"),
         (b'{"version": 2}', "index version 2 is not supported; this trainwreck reads version 1"),
         (
+            b'{"version": "' + b"9" * 100 + b'"}',
+            "index version '999999999999999999999999999999999999999… (102 characters) is not "
+            "supported; this trainwreck reads version 1",
+        ),
+        (b"[" * 33 + b"]" * 33, "nests deeper than 32 levels (an index nests 4)"),
+        (b'["' + b"[" * 40 + b'"]', "not a signature index (no version)"),
+        (
+            b"\xef\xbb\xbf{}",
+            "not JSON (Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0))",
+        ),
+        (
             GOOD.replace('"max_line_bytes": 65536', '"max_line_bytes": 10').encode(),
             "max_line_bytes: Input should be greater than or equal to 256",
         ),

@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from generator.diagnose.inputs import InputError, LogInput, OpenLog, resolve_inputs
+from generator.diagnose.inputs import (
+    HEAD_BYTES,
+    InputError,
+    LogInput,
+    OpenLog,
+    not_a_log,
+    resolve_inputs,
+)
 from generator.diagnose.scan import LogReadError
 
 TEXT = b"".join(b"line %d\n" % i for i in range(20000))
@@ -138,3 +145,16 @@ def test_unusable_arguments(args: list[str], message: str) -> None:
     with pytest.raises(InputError) as caught:
         resolve_inputs(args)
     assert str(caught.value) == message
+
+
+def test_no_text_log_looks_like_a_checkpoint_or_an_archive() -> None:
+    repo = Path(__file__).resolve().parents[2]
+    logs = [p for d in ("tests/fixtures/logs", "corpus") for p in (repo / d).rglob("*.log")]
+    assert len(logs) > 20
+    looks = {p.name: not_a_log(p.read_bytes()[:HEAD_BYTES]) for p in logs}
+    assert {name: why for name, why in looks.items() if why is not None} == {}
+    # Text that starts like the binary formats' length prefixes is still text.
+    assert not_a_log(b'12345678{"a": 1}') is None
+    assert not_a_log(b"\x80\x02") == (
+        "is a Python pickle (an older PyTorch checkpoint or a saved object), not a log"
+    )
