@@ -7,6 +7,7 @@ Exit codes: 0 success; 1 the entries have problems (validate, build), or `diagno
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -18,7 +19,8 @@ from generator.problems import FORMATS, Problem, format_problems, has_errors
 
 if TYPE_CHECKING:
     from generator.diagnose.engine import LogBytes
-    from generator.diagnose.index import SignatureIndex
+    from generator.diagnose.index import IndexFile, SignatureIndex
+    from generator.model.entry import Entry
     from generator.scaffold import Draft
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -128,11 +130,53 @@ def _checks(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _signature_index(args: argparse.Namespace) -> tuple[SignatureIndex, list[str]]:
-    """The index from --index FILE, or compiled from the catalog; notes for stderr."""
-    from generator.diagnose.index import IndexFormatError, SignatureIndex, build_index, load_index
+def _compile_folders(folders: Sequence[str]) -> tuple[IndexFile, list[str]]:
+    """The index of the entries that load in `folders` (ids first come, first kept); notes."""
+    from generator.diagnose.index import build_index
     from generator.loading.discovery import find_entry_files, read_sources
     from generator.validation import load_doc
+
+    entries: dict[str, Entry] = {}
+    notes: list[str] = []
+    for folder in folders:
+        if not Path(folder).is_dir():
+            raise _Usage(
+                f"{folder}: no catalog here; run from the repository root, "
+                "or pass --entries DIR or --index FILE"
+            )
+        sources, unreadable = read_sources(find_entry_files(Path(folder)), Path.cwd())
+        skipped = len(unreadable)
+        for source in sources:
+            doc, _ = load_doc(source)
+            if doc is None or doc.entry.id in entries:
+                skipped += 1
+            else:
+                entries[doc.entry.id] = doc.entry
+        if skipped:
+            notes.append(
+                f"{skipped} entry file(s) in {folder} do not load and were left out; "
+                "`trainwreck validate` says why"
+            )
+    return build_index(entries.values()), notes
+
+
+def _bundled() -> IndexFile:
+    from generator.bundled import INDEX_FILE
+    from generator.diagnose.index import index_from_data
+
+    return index_from_data(json.loads(INDEX_FILE.read_bytes()))
+
+
+def _signature_index(args: argparse.Namespace) -> tuple[SignatureIndex, list[str]]:
+    """The index from --index FILE, compiled from --entries folders (with --public, on top of
+    the bundled public catalog), from entries/ when it is here, or else the bundled one."""
+    from generator.diagnose.index import (
+        IndexFormatError,
+        SignatureIndex,
+        load_bundled_index,
+        load_index,
+        merge_indexes,
+    )
 
     if args.index is not None:
         try:
@@ -143,29 +187,21 @@ def _signature_index(args: argparse.Namespace) -> tuple[SignatureIndex, list[str
             return load_index(raw), []
         except IndexFormatError as exc:
             raise _Usage(f"{args.index}: not a usable signature index: {exc}") from None
-    folder = Path(args.entries)
-    if not folder.is_dir():
-        raise _Usage(
-            f"{args.entries}: no catalog here; run from the repository root, "
-            "or pass --entries DIR or --index FILE"
-        )
-    sources, unreadable = read_sources(find_entry_files(folder), Path.cwd())
-    entries, skipped = {}, len(unreadable)
-    for source in sources:
-        doc, _ = load_doc(source)
-        if doc is None or doc.entry.id in entries:
-            skipped += 1
-        else:
-            entries[doc.entry.id] = doc.entry
-    index = SignatureIndex(build_index(entries.values()))
+    folders = args.entries or (["entries"] if Path("entries").is_dir() else [])
+    if not folders:
+        # Outside a checkout: the public catalog that came with the package.
+        from generator.bundled import INDEX_FILE
+
+        return load_bundled_index(INDEX_FILE.read_bytes()), []
+    data, notes = _compile_folders(folders)
+    if args.public:
+        try:
+            data = merge_indexes(_bundled(), data)
+        except ValueError as exc:
+            raise _Usage(f"{' '.join(folders)}: {exc}") from None
+    index = SignatureIndex(data)
     if not index.signatures:
-        raise _Usage(f"{args.entries}: the catalog has no signatures to match")
-    notes = []
-    if skipped:
-        notes.append(
-            f"{skipped} entry file(s) in {args.entries} do not load and were left out; "
-            "`trainwreck validate` says why"
-        )
+        raise _Usage(f"{' '.join(folders)}: the catalog has no signatures to match")
     return index, notes
 
 
@@ -191,17 +227,22 @@ def _progress(total: int, show: bool) -> Iterator[Callable[[int], None]]:
 
 
 def _diagnose(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
     from generator.diagnose.inputs import InputError, OpenLog, resolve_inputs
     from generator.diagnose.lineinfo import rank_from_path
+    from generator.diagnose.prefilter_cache import cached_prefilter
     from generator.diagnose.report import (
         human_report,
         json_report,
         markdown_report,
         stats_notes,
     )
-    from generator.diagnose.scan import LogReadError, Scanner, ScanProblem, ScanStats
+    from generator.diagnose.scan import (
+        LogReadError,
+        Scanner,
+        ScanProblem,
+        ScanStats,
+        scan_literals,
+    )
     from generator.diagnose.triage import Tally, triage
 
     try:
@@ -210,7 +251,8 @@ def _diagnose(args: argparse.Namespace) -> int:
     except (_Usage, InputError) as exc:
         print(f"trainwreck: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    scanner, tally, stats = Scanner(index), Tally(index), ScanStats()
+    scanner = Scanner(index, cached_prefilter(scan_literals(index)))
+    tally, stats = Tally(index), ScanStats()
     problems: list[ScanProblem] = []
     total = sum(log.size or 0 for log in inputs)
     show = not args.no_progress and total >= PROGRESS_MIN_BYTES and sys.stderr.isatty()
@@ -247,12 +289,14 @@ def _diagnose(args: argparse.Namespace) -> int:
     )
     try:
         if args.format == "json":
-            sys.stdout.write(json_report(diagnosis))
+            sys.stdout.write(json_report(diagnosis, {"catalog": index.data.catalog}))
             for note in notes:
                 print(f"trainwreck: note: {note}", file=sys.stderr)
         elif args.format == "markdown":
             sys.stdout.write(markdown_report(diagnosis, stats, base_url, notes))
         else:
+            from rich.console import Console
+
             Console(highlight=False, soft_wrap=True).print(
                 human_report(diagnosis, stats, base_url, notes)
             )
@@ -413,8 +457,59 @@ def _schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _bundle(args: argparse.Namespace) -> int:
+    from generator.bundled import INDEX_FILE
+    from generator.diagnose.index import build_index, index_json
+    from generator.loading.discovery import find_entry_files, read_sources
+    from generator.validation import validate_sources
+
+    # The same entries and the same file as the site's /signatures.json (mkdocs_glue.py).
+    sources, unreadable = read_sources(find_entry_files(Path(args.entries)), Path.cwd())
+    result = validate_sources(sources)
+    problems = [*unreadable, *result.problems]
+    if has_errors(problems):
+        print(format_problems(problems, "text"))
+        print("bundle stopped: fix the problems above", file=sys.stderr)
+        return EXIT_PROBLEMS
+    text = index_json(build_index(result.entries))
+    current = INDEX_FILE.read_text(encoding="utf-8") if INDEX_FILE.is_file() else None
+    if args.check:
+        if current != text:
+            print(
+                f"{INDEX_FILE.as_posix()} is out of date: run `trainwreck bundle`", file=sys.stderr
+            )
+            return EXIT_PROBLEMS
+        return EXIT_OK
+    if current != text:
+        INDEX_FILE.write_text(text, encoding="utf-8")
+        print(f"wrote {INDEX_FILE.as_posix()}", file=sys.stderr)
+    return EXIT_OK
+
+
+class _Version(argparse.Action):
+    """`--version`: the program's version and the catalog it carries, read only when asked."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            mine = version("trainwreck")
+        except PackageNotFoundError:
+            mine = "(not installed)"
+        try:
+            data = _bundled()
+            catalog = f"catalog {data.catalog} ({len(data.entries)} entries)"
+        except (OSError, ValueError, KeyError):
+            catalog = "no bundled catalog"
+        print(f"trainwreck {mine}, {catalog}")
+        parser.exit()
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="trainwreck", description=__doc__.splitlines()[0])
+    top.add_argument(
+        "--version", action=_Version, nargs=0, help="print the version and the bundled catalog's"
+    )
     sub = top.add_subparsers(dest="command", required=True)
 
     validate = sub.add_parser("validate", help="check entries and report every problem")
@@ -455,8 +550,19 @@ def parser() -> argparse.ArgumentParser:
         "paths", nargs="+", metavar="PATH", help="log files (.gz, .bz2, .xz too), folders, or -"
     )
     source = diagnose.add_mutually_exclusive_group()
-    source.add_argument("--entries", default="entries", help="catalog to compile (default)")
+    source.add_argument(
+        "--entries",
+        action="append",
+        metavar="DIR",
+        help="a catalog folder to compile; repeat for several (default: entries/ when it is "
+        "here, else the public catalog bundled with trainwreck)",
+    )
     source.add_argument("--index", help="a compiled signature index (signatures.json)")
+    diagnose.add_argument(
+        "--public",
+        action="store_true",
+        help="with --entries: add the bundled public catalog under your own entries",
+    )
     diagnose.add_argument(
         "--format", choices=("text", "markdown", "json"), default="text", help="report format"
     )
@@ -493,6 +599,13 @@ def parser() -> argparse.ArgumentParser:
     schema.add_argument("--output", help="default: schema/entry.schema.json")
     schema.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
     schema.set_defaults(run=_schema)
+
+    bundle = sub.add_parser(
+        "bundle", help="write the public catalog's signature index into the package"
+    )
+    bundle.add_argument("--entries", default="entries")
+    bundle.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
+    bundle.set_defaults(run=_bundle)
     return top
 
 
