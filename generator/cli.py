@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -20,12 +21,15 @@ from generator.problems import FORMATS, Problem, format_problems, has_errors
 if TYPE_CHECKING:
     from generator.diagnose.engine import LogBytes
     from generator.diagnose.index import IndexFile, SignatureIndex
+    from generator.model.categories import CategoryInfo
     from generator.model.entry import Entry
     from generator.scaffold import Draft
+    from generator.validation import SourceFile
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 BENIGN_DIR = "corpus/benign"
 PROGRESS_MIN_BYTES = 64 << 20
+ENTRIES_HELP = "a catalog folder; repeat to add your own to the public one (default: entries/)"
 
 
 class _Usage(Exception):
@@ -48,28 +52,61 @@ def _benign_corpus(option: str | None) -> tuple[list[LogBytes] | None, list[Prob
     return read_benign(folder, Path.cwd())
 
 
+def _folders(args: argparse.Namespace) -> list[str]:
+    """The catalog folders of validate, build and serve: each --entries, or entries/."""
+    return list(args.entries or ["entries"])
+
+
+def _catalog(
+    folders: Sequence[str],
+) -> tuple[list[SourceFile], tuple[CategoryInfo, ...], list[Problem]]:
+    """Every entry file of the folders (a folder outside this one is its own boundary for
+    links), their categories, and the problems of the files that are not read."""
+    from generator.loading.discovery import (
+        containing,
+        find_entry_files,
+        read_categories,
+        read_sources,
+    )
+
+    base = Path.cwd()
+    categories, problems = read_categories([Path(f) for f in folders], base)
+    sources: list[SourceFile] = []
+    for folder in map(Path, folders):
+        if folder.is_dir():
+            inside = containing(folder, base)
+            found, unreadable = read_sources(find_entry_files(folder), base, inside=inside)
+            sources.extend(found)
+            problems.extend(unreadable)
+    return sources, categories, problems
+
+
 def _validate(args: argparse.Namespace) -> int:
     from generator.loading.discovery import find_entry_files, read_sources, relative_name
     from generator.validation import validate_sources
 
     base = Path.cwd()
+    folders = _folders(args)
     requested: list[Path] = []
-    for raw in args.paths or [args.entries]:
+    for raw in args.paths or folders:
         path = Path(raw)
         if not path.exists():
             print(f"trainwreck: {raw}: no such file or directory", file=sys.stderr)
             return EXIT_USAGE
         requested.extend(find_entry_files(path))
-    catalog_files = find_entry_files(Path(args.entries)) if Path(args.entries).is_dir() else []
-    everything = sorted({p.absolute() for p in [*requested, *catalog_files]})
-    sources, unreadable = read_sources(everything, base)
+    sources, categories, unreadable = _catalog(folders)
+    # Files named on the command line outside every catalog folder are read too.
+    known = {s.path for s in sources} | {p.path for p in unreadable}
+    extra = [p for p in requested if relative_name(p, base) not in known]
+    more, more_unreadable = read_sources(sorted({p.absolute() for p in extra}), base)
+    sources, unreadable = [*sources, *more], [*unreadable, *more_unreadable]
     wanted = {relative_name(p, base) for p in requested}
     try:
         benign, benign_problems = _benign_corpus(args.benign)
     except _Usage as exc:
         print(f"trainwreck: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    result = validate_sources(sources, report_for=wanted, benign=benign)
+    result = validate_sources(sources, report_for=wanted, benign=benign, categories=categories)
     problems = [*unreadable, *benign_problems, *result.problems]
     if problems:
         print(format_problems(problems, args.format))
@@ -85,20 +122,38 @@ def _validate(args: argparse.Namespace) -> int:
     return EXIT_PROBLEMS if has_errors(problems) else EXIT_OK
 
 
+@contextmanager
+def _use_folders(folders: Sequence[str]) -> Iterator[None]:
+    """Hand the catalog folders to the MkDocs plugin (which MkDocs creates itself) for as
+    long as the build or preview runs."""
+    from generator.mkdocs_glue import ENTRIES_ENV
+
+    before = os.environ.get(ENTRIES_ENV)
+    os.environ[ENTRIES_ENV] = os.pathsep.join(str(Path(f).absolute()) for f in folders)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(ENTRIES_ENV, None)
+        else:
+            os.environ[ENTRIES_ENV] = before
+
+
 def _build(args: argparse.Namespace) -> int:
-    from generator.loading.discovery import find_entry_files, read_sources
     from generator.mkdocs_glue import build_site
     from generator.publish import PublishError, publish
     from generator.validation import validate_sources
 
     # Validate first, so a bad entry is reported as file:line:col and no build is attempted.
-    sources, unreadable = read_sources(find_entry_files(Path(args.entries)), Path.cwd())
+    folders = _folders(args)
+    sources, categories, unreadable = _catalog(folders)
     try:
         benign, benign_problems = _benign_corpus(args.benign)
     except _Usage as exc:
         print(f"trainwreck: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    problems = [*unreadable, *benign_problems, *validate_sources(sources, benign=benign).problems]
+    result = validate_sources(sources, benign=benign, categories=categories)
+    problems = [*unreadable, *benign_problems, *result.problems]
     if problems:
         print(format_problems(problems, args.format))
     if has_errors(problems):
@@ -106,7 +161,8 @@ def _build(args: argparse.Namespace) -> int:
         return EXIT_PROBLEMS
     config = Path(args.config)
     try:
-        target = publish(Path(args.site_dir), lambda out: build_site(config, out))
+        with _use_folders(folders):
+            target = publish(Path(args.site_dir), lambda out: build_site(config, out))
     except PublishError as exc:
         print(f"trainwreck: {exc}; {args.site_dir} was left as it was", file=sys.stderr)
         return EXIT_USAGE
@@ -117,7 +173,9 @@ def _build(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from generator.mkdocs_glue import serve_site
 
-    serve_site(Path(args.config), [Path(args.entries), Path("templates")], args.dev_addr)
+    folders = _folders(args)
+    with _use_folders(folders):
+        serve_site(Path(args.config), [*map(Path, folders), Path("templates")], args.dev_addr)
     return EXIT_OK
 
 
@@ -133,7 +191,7 @@ def _checks(args: argparse.Namespace) -> int:
 def _compile_folders(folders: Sequence[str]) -> tuple[IndexFile, list[str]]:
     """The index of the entries that load in `folders` (ids first come, first kept); notes."""
     from generator.diagnose.index import build_index
-    from generator.loading.discovery import find_entry_files, read_sources
+    from generator.loading.discovery import containing, find_entry_files, read_sources
     from generator.validation import load_doc
 
     entries: dict[str, Entry] = {}
@@ -144,7 +202,8 @@ def _compile_folders(folders: Sequence[str]) -> tuple[IndexFile, list[str]]:
                 f"{folder}: no catalog here; run from the repository root, "
                 "or pass --entries DIR or --index FILE"
             )
-        sources, unreadable = read_sources(find_entry_files(Path(folder)), Path.cwd())
+        inside = containing(Path(folder), Path.cwd())
+        sources, unreadable = read_sources(find_entry_files(Path(folder)), Path.cwd(), inside)
         skipped = len(unreadable)
         for source in sources:
             doc, _ = load_doc(source)
@@ -505,18 +564,58 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+def _completion(args: argparse.Namespace) -> int:
+    from generator.completion import completion_script
+
+    sys.stdout.write(completion_script(parser(), args.shell))
+    return EXIT_OK
+
+
+# Shown under each command's --help: a command line worth copying.
+EXAMPLES = {
+    "validate": "trainwreck validate entries/memory/\n"
+    "  trainwreck validate --entries ours/ --entries entries/   # your catalog on ours",
+    "build": "trainwreck build\n  trainwreck build --entries entries/ --entries ../ours/",
+    "serve": "trainwreck serve --dev-addr 127.0.0.1:8000",
+    "checks": "trainwreck checks | grep signature",
+    "diagnose": "trainwreck diagnose logs/                  # rank0.log, rank1.log, ...\n"
+    "  trainwreck diagnose job.log.gz --json\n"
+    "  trainwreck diagnose --entries ours/ --public logs/   # private entries too",
+    "new": "trainwreck new host-oom-killer --category memory --from-log job.log",
+    "fmt": "trainwreck fmt --check",
+    "schema": "trainwreck schema --check",
+    "bundle": "trainwreck bundle --check",
+    "completion": 'eval "$(trainwreck completion bash)"     # in ~/.bashrc\n'
+    "  trainwreck completion fish | source",
+}
+
+
+class _TopHelp(argparse.RawDescriptionHelpFormatter):
+    """`trainwreck --help`: every command and its summary on one line."""
+
+    def __init__(self, prog: str) -> None:
+        width = max(100, shutil.get_terminal_size().columns)
+        super().__init__(prog, max_help_position=18, width=width)
+        # Room for the longest command name ("completion"), which argparse measures too short.
+        self._action_max_length = 16
+
+
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="trainwreck", description=__doc__.splitlines()[0])
+    top = argparse.ArgumentParser(
+        prog="trainwreck",
+        description="An encyclopedia of ML training failures: check its entries, build its "
+        "site, and name the failure in your logs.",
+        epilog="example:\n  trainwreck diagnose logs/\n\n`trainwreck COMMAND --help` says more.",
+        formatter_class=_TopHelp,
+    )
     top.add_argument(
         "--version", action=_Version, nargs=0, help="print the version and the bundled catalog's"
     )
-    sub = top.add_subparsers(dest="command", required=True)
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
 
     validate = sub.add_parser("validate", help="check entries and report every problem")
     validate.add_argument("paths", nargs="*", help="files or folders (default: entries/)")
-    validate.add_argument(
-        "--entries", default="entries", help="the catalog, for cross-entry checks"
-    )
+    validate.add_argument("--entries", action="append", metavar="DIR", help=ENTRIES_HELP)
     validate.add_argument("--format", choices=FORMATS, default="text")
     validate.add_argument(
         "--benign", help=f"healthy logs no signature may match (default: {BENIGN_DIR}/)"
@@ -524,7 +623,7 @@ def parser() -> argparse.ArgumentParser:
     validate.set_defaults(run=_validate)
 
     build = sub.add_parser("build", help="validate, then build the site into site/ atomically")
-    build.add_argument("--entries", default="entries")
+    build.add_argument("--entries", action="append", metavar="DIR", help=ENTRIES_HELP)
     build.add_argument("--config", default="mkdocs.yml")
     build.add_argument("--site-dir", default="site")
     build.add_argument("--format", choices=FORMATS, default="text")
@@ -532,7 +631,7 @@ def parser() -> argparse.ArgumentParser:
     build.set_defaults(run=_build)
 
     serve = sub.add_parser("serve", help="preview the site with live reload")
-    serve.add_argument("--entries", default="entries")
+    serve.add_argument("--entries", action="append", metavar="DIR", help=ENTRIES_HELP)
     serve.add_argument("--config", default="mkdocs.yml")
     serve.add_argument("--dev-addr", default="127.0.0.1:8000")
     serve.set_defaults(run=_serve)
@@ -606,6 +705,14 @@ def parser() -> argparse.ArgumentParser:
     bundle.add_argument("--entries", default="entries")
     bundle.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
     bundle.set_defaults(run=_bundle)
+
+    completion = sub.add_parser("completion", help="print a shell completion script")
+    completion.add_argument("shell", choices=("bash", "zsh", "fish"))
+    completion.set_defaults(run=_completion)
+
+    for name, command in sub.choices.items():
+        command.epilog = f"example:\n  {EXAMPLES[name]}"
+        command.formatter_class = argparse.RawDescriptionHelpFormatter
     return top
 
 
