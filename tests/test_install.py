@@ -138,6 +138,17 @@ def test_the_installed_wheel_diagnoses_a_multi_rank_log_anywhere(
         "ROOT CAUSE  CUDA error: uncorrectable ECC error encountered  cuda-ecc-uncorrectable "
         "· severity critical",
     ]
+    # The README's lines for an engineer (its install line is the wheel here), word for word.
+    from tests.test_readme import readme_commands
+
+    install, diagnose = readme_commands("**Diagnosing a log, on any machine.**")
+    assert install[:2] == ["pipx", "install"]
+    shutil.copytree(LOGS, work / "logs")
+    done = run([str(venv / "bin" / diagnose[0]), *diagnose[1:]], work, env)
+    assert done.stdout.splitlines()[:2] == [
+        "trainwreck diagnose: 4 files, 26 lines read",
+        "First failed rank: 1, at 2024-07-02T11:42:07.481Z (logs/rank1.log:9)",
+    ]
     # The package runs from the virtualenv, not from this checkout.
     where = run(
         [str(venv / "bin/python"), "-c", "import generator; print(generator.__file__)"], work, env
