@@ -237,6 +237,8 @@ def _signature_index(args: argparse.Namespace) -> tuple[SignatureIndex, list[str
         merge_indexes,
     )
 
+    if args.public and not args.entries:
+        raise _Usage("--public adds the public catalog to your own: name them with --entries DIR")
     if args.index is not None:
         try:
             raw = Path(args.index).read_bytes()
@@ -247,17 +249,23 @@ def _signature_index(args: argparse.Namespace) -> tuple[SignatureIndex, list[str
         except IndexFormatError as exc:
             raise _Usage(f"{args.index}: not a usable signature index: {exc}") from None
     folders = args.entries or (["entries"] if Path("entries").is_dir() else [])
-    if not folders:
-        # Outside a checkout: the public catalog that came with the package.
-        from generator.bundled import INDEX_FILE
+    try:
+        if not folders:
+            # Outside a checkout: the public catalog that came with the package.
+            from generator.bundled import INDEX_FILE
 
-        return load_bundled_index(INDEX_FILE.read_bytes()), []
-    data, notes = _compile_folders(folders)
-    if args.public:
-        try:
+            return load_bundled_index(INDEX_FILE.read_bytes()), []
+        data, notes = _compile_folders(folders)
+        if args.public:
             data = merge_indexes(_bundled(), data)
-        except ValueError as exc:
-            raise _Usage(f"{' '.join(folders)}: {exc}") from None
+    except (OSError, IndexFormatError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise _Usage(
+            f"the public catalog bundled with trainwreck cannot be read ({why}); "
+            "reinstall it, or pass --entries DIR or --index FILE"
+        ) from None
+    except ValueError as exc:
+        raise _Usage(f"{' '.join(folders)}: {exc}") from None
     index = SignatureIndex(data)
     if not index.signatures:
         raise _Usage(f"{' '.join(folders)}: the catalog has no signatures to match")

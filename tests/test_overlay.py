@@ -250,3 +250,47 @@ def test_a_bad_categories_file_is_placed(
         UNKNOWN,
         f"../private/ours/categories.yaml:{problem}",
     ]
+
+
+def test_public_needs_your_own_folders(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diagnose", "--public", "job.log"]) == 2
+    assert capsys.readouterr() == (
+        "",
+        "trainwreck: --public adds the public catalog to your own: name them with --entries DIR\n",
+    )
+
+
+def test_an_id_the_public_catalog_has_is_refused(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The test catalog's watchdog entry has the public catalog's id.
+    assert main(["diagnose", "--entries", "entries", "--public", "job.log"]) == 2
+    assert capsys.readouterr() == (
+        "",
+        "trainwreck: entries: id 'cuda-ecc-uncorrectable' is in both your entries and the "
+        "public catalog\n",
+    )
+
+
+@pytest.mark.parametrize("damage", ["missing", "not-json"])
+def test_a_damaged_bundled_index_is_one_line(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    bundled = repo / "bundled.json"
+    if damage == "not-json":
+        bundled.write_text("{")
+    monkeypatch.setattr("generator.bundled.INDEX_FILE", bundled)
+    monkeypatch.chdir(repo.parent)  # no entries/ here: the bundled index is the catalog
+    (repo.parent / "job.log").write_text(JOB_LOG)
+    assert main(["diagnose", "job.log"]) == 2
+    why = (
+        "No such file or directory"
+        if damage == "missing"
+        else "not JSON (Expecting property name enclosed in double quotes: line 1 column 2 "
+        "(char 1))"
+    )
+    assert capsys.readouterr() == (
+        "",
+        f"trainwreck: the public catalog bundled with trainwreck cannot be read ({why}); "
+        "reinstall it, or pass --entries DIR or --index FILE\n",
+    )

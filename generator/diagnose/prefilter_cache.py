@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import platform
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -34,7 +33,7 @@ def cache_dir() -> Path | None:
 
 def _key(literals: Sequence[bytes], version: str) -> str:
     digest = hashlib.sha256()
-    for part in (MAGIC, version.encode(), platform.machine().encode()):
+    for part in (MAGIC, version.encode(), os.uname().machine.encode()):
         digest.update(part + b"\0")
     for literal in literals:
         digest.update(len(literal).to_bytes(4, "big") + literal)
