@@ -69,10 +69,8 @@ def run(command: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Comple
 
 
 @pytest.fixture(scope="module")
-def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sdist and the wheel that `python -m build` makes from a copy of the repository's
-    committed files (the wheel is built from the sdist, as build does)."""
-    out = tmp_path_factory.mktemp("dist")
+def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the repository's files as a fresh clone has them, in a folder `trainwreck`."""
     source = tmp_path_factory.mktemp("source") / "trainwreck"
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -85,8 +83,22 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if src.is_file() and not src.is_symlink():
             (source / os.fsdecode(name)).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, source / os.fsdecode(name))
-    run([sys.executable, "-m", "build", "--outdir", str(out), str(source)], out, dict(os.environ))
+    return source
+
+
+@pytest.fixture(scope="module")
+def dist(clone: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sdist and the wheel that `python -m build` makes from the clone (the wheel is built
+    from the sdist, as build does)."""
+    out = tmp_path_factory.mktemp("dist")
+    run([sys.executable, "-m", "build", "--outdir", str(out), str(clone)], out, dict(os.environ))
     return out
+
+
+def clean_env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["TRAINWRECK_CACHE_DIR"] = str(tmp_path / "cache")
+    return env
 
 
 def test_the_wheel_and_the_sdist_carry_the_bundled_index(dist: Path) -> None:
@@ -106,8 +118,7 @@ def test_the_installed_wheel_diagnoses_a_multi_rank_log_anywhere(
 ) -> None:
     (wheel,) = dist.glob("trainwreck-*.whl")
     venv = tmp_path / "venv"
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env["TRAINWRECK_CACHE_DIR"] = str(tmp_path / "cache")
+    env = clean_env(tmp_path)
     run([sys.executable, "-m", "venv", str(venv)], tmp_path, env)
     run([str(venv / "bin/python"), "-m", "pip", "install", "-q", str(wheel)], tmp_path, env)
     work = tmp_path / "work"
@@ -154,3 +165,25 @@ def test_the_installed_wheel_diagnoses_a_multi_rank_log_anywhere(
         [str(venv / "bin/python"), "-c", "import generator; print(generator.__file__)"], work, env
     ).stdout
     assert where.startswith(str(venv))
+
+
+def test_the_readmes_pipx_line_installs_from_a_clone(clone: Path, tmp_path: Path) -> None:
+    """`pipx install ./trainwreck` from the folder holding the clone, then the README's
+    diagnose line, with pipx itself installed into a throwaway virtualenv."""
+    from tests.test_readme import readme_commands
+
+    install, diagnose = readme_commands("**Diagnosing a log, on any machine.**")
+    env = clean_env(tmp_path)
+    env["PIPX_HOME"] = str(tmp_path / "pipx")
+    env["PIPX_BIN_DIR"] = str(tmp_path / "bin")
+    tools = tmp_path / "tools"
+    run([sys.executable, "-m", "venv", str(tools)], tmp_path, env)
+    run([str(tools / "bin/python"), "-m", "pip", "install", "-q", "pipx"], tmp_path, env)
+    assert install[:2] == ["pipx", "install"]
+    run([str(tools / "bin" / install[0]), *install[1:]], clone.parent, env)
+    work = tmp_path / "work"
+    shutil.copytree(LOGS, work / "logs")
+    done = run([str(tmp_path / "bin" / diagnose[0]), *diagnose[1:], "--json"], work, env)
+    catalog = json.loads(BUNDLED.read_text())["catalog"]
+    expected = json.loads(json.dumps(PER_RANK).replace("per-rank/", "logs/"))
+    assert (json.loads(done.stdout), done.stderr) == ({"catalog": catalog, **expected}, "")
