@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
+import time
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -187,3 +189,49 @@ def test_the_readmes_pipx_line_installs_from_a_clone(clone: Path, tmp_path: Path
     catalog = json.loads(BUNDLED.read_text())["catalog"]
     expected = json.loads(json.dumps(PER_RANK).replace("per-rank/", "logs/"))
     assert (json.loads(done.stdout), done.stderr) == ({"catalog": catalog, **expected}, "")
+
+
+def test_make_serve_works_on_a_fresh_clone(clone: Path, tmp_path: Path) -> None:
+    """The README's first command and the editor's: a fresh virtualenv (an editable install,
+    which carries the bundled index from the tree), the site built, and the preview serving it."""
+    from tests.serving import fetch, free_port
+    from tests.test_readme import block_after
+
+    assert block_after("**Editing entries.**") == ["make serve"]
+    work = tmp_path / "trainwreck"
+    shutil.copytree(clone, work)
+    port = free_port()
+    log = (tmp_path / "make.log").open("w")
+    env = clean_env(tmp_path)
+    server = subprocess.Popen(
+        ["make", "serve", f"DEV_ADDR=127.0.0.1:{port}", f"PYTHON={sys.executable}"],
+        cwd=work,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 900
+        page = ""
+        while time.monotonic() < deadline and server.poll() is None:
+            try:
+                page = fetch(f"http://127.0.0.1:{port}/failures/nccl-watchdog-timeout/")
+                break
+            except OSError:
+                time.sleep(1)
+        assert "Watchdog caught collective operation timeout" in page, (
+            tmp_path / "make.log"
+        ).read_text()[-3000:]
+        assert (work / "site/signatures.json").read_bytes() == BUNDLED.read_bytes()
+        # The editable install diagnoses with the index from the tree, outside it too.
+        done = run(
+            [str(work / ".venv/bin/trainwreck"), "diagnose", "--json", "per-rank"],
+            LOGS.parent,
+            env,
+        )
+        assert json.loads(done.stdout)["catalog"] == json.loads(BUNDLED.read_text())["catalog"]
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=60)
+        log.close()

@@ -55,7 +55,8 @@ def test_the_readers_address_is_the_sites() -> None:
     assert default.group(1) in reader
     # `make serve` serves at that address.
     makefile = (REPO / "Makefile").read_text()
-    assert "serve --dev-addr 127.0.0.1:8000" in makefile
+    assert "DEV_ADDR ?= 127.0.0.1:8000\n" in makefile
+    assert "serve --dev-addr $(DEV_ADDR)" in makefile
     assert default.group(1) == "http://127.0.0.1:8000/"
 
 
