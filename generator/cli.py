@@ -57,6 +57,14 @@ def _folders(args: argparse.Namespace) -> list[str]:
     return list(args.entries or ["entries"])
 
 
+def _missing(folders: Sequence[str]) -> bool:
+    """Say so when a catalog folder that build or serve needs is not there."""
+    gone = [f for f in folders if not Path(f).is_dir()]
+    for folder in gone:
+        print(f"trainwreck: {folder}: no such folder", file=sys.stderr)
+    return bool(gone)
+
+
 def _catalog(
     folders: Sequence[str],
 ) -> tuple[list[SourceFile], tuple[CategoryInfo, ...], list[Problem]]:
@@ -146,6 +154,8 @@ def _build(args: argparse.Namespace) -> int:
 
     # Validate first, so a bad entry is reported as file:line:col and no build is attempted.
     folders = _folders(args)
+    if _missing(folders):
+        return EXIT_USAGE
     sources, categories, unreadable = _catalog(folders)
     try:
         benign, benign_problems = _benign_corpus(args.benign)
@@ -174,6 +184,8 @@ def _serve(args: argparse.Namespace) -> int:
     from generator.mkdocs_glue import serve_site
 
     folders = _folders(args)
+    if _missing(folders):
+        return EXIT_USAGE
     with _use_folders(folders):
         serve_site(Path(args.config), [*map(Path, folders), Path("templates")], args.dev_addr)
     return EXIT_OK

@@ -294,3 +294,12 @@ def test_a_damaged_bundled_index_is_one_line(
         f"trainwreck: the public catalog bundled with trainwreck cannot be read ({why}); "
         "reinstall it, or pass --entries DIR or --index FILE\n",
     )
+
+
+@pytest.mark.parametrize("command", ["build", "serve"])
+def test_a_missing_folder_is_named(
+    repo: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    assert main([command, "--entries", "entries", "--entries", "../private/theirs"]) == 2
+    assert capsys.readouterr() == ("", "trainwreck: ../private/theirs: no such folder\n")
+    assert not (repo / "site").exists()
