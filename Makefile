@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Where `make serve` listens (the README's address); tests pick a free port.
+DEV_ADDR ?= 127.0.0.1:8000
 
 .PHONY: serve build validate test lint format chromium axe fuzz clean lab lab-drift
 
@@ -21,7 +23,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 
 serve: $(VENV)/.installed
 	$(BIN)/trainwreck build
-	$(BIN)/trainwreck serve --dev-addr 127.0.0.1:8000
+	$(BIN)/trainwreck serve --dev-addr $(DEV_ADDR)
 
 build: $(VENV)/.installed
 	$(BIN)/trainwreck build

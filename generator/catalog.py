@@ -31,11 +31,18 @@ class XidRow:
 class Catalog:
     entries: tuple[Entry, ...]
     by_id: dict[str, Entry] = field(default_factory=dict)
+    # The public categories, then those a private catalog's categories.yaml adds.
+    category_list: tuple[CategoryInfo, ...] = CATEGORIES
 
     @classmethod
-    def of(cls, entries: Iterable[Entry]) -> Catalog:
+    def of(
+        cls, entries: Iterable[Entry], categories: Iterable[CategoryInfo] = CATEGORIES
+    ) -> Catalog:
         ordered = tuple(sorted(entries, key=lambda e: e.id))
-        return cls(ordered, {e.id: e for e in ordered})
+        return cls(ordered, {e.id: e for e in ordered}, tuple(categories))
+
+    def category(self, category_id: str) -> CategoryInfo:
+        return next(c for c in self.category_list if c.id == category_id)
 
     def in_category(self, category: CategoryInfo) -> list[Entry]:
         return sorted(
@@ -44,7 +51,7 @@ class Catalog:
         )
 
     def categories(self) -> list[tuple[CategoryInfo, int]]:
-        return [(c, len(self.in_category(c))) for c in CATEGORIES]
+        return [(c, len(self.in_category(c))) for c in self.category_list]
 
     def tags(self) -> dict[str, list[Entry]]:
         found: dict[str, list[Entry]] = defaultdict(list)

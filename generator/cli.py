@@ -8,7 +8,9 @@ output that is closed or cannot be written (see main()).
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import shutil
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -20,12 +22,16 @@ from generator.problems import FORMATS, Problem, format_problems, has_errors
 
 if TYPE_CHECKING:
     from generator.diagnose.engine import LogBytes
-    from generator.diagnose.index import SignatureIndex
+    from generator.diagnose.index import IndexFile, SignatureIndex
+    from generator.model.categories import CategoryInfo
+    from generator.model.entry import Entry
     from generator.scaffold import Draft
+    from generator.validation import SourceFile
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 BENIGN_DIR = "corpus/benign"
 PROGRESS_MIN_BYTES = 64 << 20
+ENTRIES_HELP = "a catalog folder; repeat to add your own to the public one (default: entries/)"
 
 
 def _say(message: str, prefix: str = "trainwreck: ") -> None:
@@ -54,28 +60,69 @@ def _benign_corpus(option: str | None) -> tuple[list[LogBytes] | None, list[Prob
     return read_benign(folder, Path.cwd())
 
 
+def _folders(args: argparse.Namespace) -> list[str]:
+    """The catalog folders of validate, build and serve: each --entries, or entries/."""
+    return list(args.entries or ["entries"])
+
+
+def _missing(folders: Sequence[str]) -> bool:
+    """Say so when a catalog folder that build or serve needs is not there."""
+    gone = [f for f in folders if not Path(f).is_dir()]
+    for folder in gone:
+        print(f"trainwreck: {folder}: no such folder", file=sys.stderr)
+    return bool(gone)
+
+
+def _catalog(
+    folders: Sequence[str],
+) -> tuple[list[SourceFile], tuple[CategoryInfo, ...], list[Problem]]:
+    """Every entry file of the folders (a folder outside this one is its own boundary for
+    links), their categories, and the problems of the files that are not read."""
+    from generator.loading.discovery import (
+        containing,
+        find_entry_files,
+        read_categories,
+        read_sources,
+    )
+
+    base = Path.cwd()
+    categories, problems = read_categories([Path(f) for f in folders], base)
+    sources: list[SourceFile] = []
+    for folder in map(Path, folders):
+        if folder.is_dir():
+            inside = containing(folder, base)
+            found, unreadable = read_sources(find_entry_files(folder), base, inside=inside)
+            sources.extend(found)
+            problems.extend(unreadable)
+    return sources, categories, problems
+
+
 def _validate(args: argparse.Namespace) -> int:
     from generator.loading.discovery import find_entry_files, read_sources, relative_name
     from generator.validation import validate_sources
 
     base = Path.cwd()
+    folders = _folders(args)
     requested: list[Path] = []
-    for raw in args.paths or [args.entries]:
+    for raw in args.paths or folders:
         path = Path(raw)
         if not path.exists():
             _say(f"{raw}: no such file or directory")
             return EXIT_USAGE
         requested.extend(find_entry_files(path))
-    catalog_files = find_entry_files(Path(args.entries)) if Path(args.entries).is_dir() else []
-    everything = sorted({p.absolute() for p in [*requested, *catalog_files]})
-    sources, unreadable = read_sources(everything, base)
+    sources, categories, unreadable = _catalog(folders)
+    # Files named on the command line outside every catalog folder are read too.
+    known = {s.path for s in sources} | {p.path for p in unreadable}
+    extra = [p for p in requested if relative_name(p, base) not in known]
+    more, more_unreadable = read_sources(sorted({p.absolute() for p in extra}), base)
+    sources, unreadable = [*sources, *more], [*unreadable, *more_unreadable]
     wanted = {relative_name(p, base) for p in requested}
     try:
         benign, benign_problems = _benign_corpus(args.benign)
     except _Usage as exc:
         _say(str(exc))
         return EXIT_USAGE
-    result = validate_sources(sources, report_for=wanted, benign=benign)
+    result = validate_sources(sources, report_for=wanted, benign=benign, categories=categories)
     problems = [*unreadable, *benign_problems, *result.problems]
     if problems:
         print(format_problems(problems, args.format))
@@ -91,20 +138,40 @@ def _validate(args: argparse.Namespace) -> int:
     return EXIT_PROBLEMS if has_errors(problems) else EXIT_OK
 
 
+@contextmanager
+def _use_folders(folders: Sequence[str]) -> Iterator[None]:
+    """Hand the catalog folders to the MkDocs plugin (which MkDocs creates itself) for as
+    long as the build or preview runs."""
+    from generator.mkdocs_glue import ENTRIES_ENV
+
+    before = os.environ.get(ENTRIES_ENV)
+    os.environ[ENTRIES_ENV] = os.pathsep.join(str(Path(f).absolute()) for f in folders)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(ENTRIES_ENV, None)
+        else:
+            os.environ[ENTRIES_ENV] = before
+
+
 def _build(args: argparse.Namespace) -> int:
-    from generator.loading.discovery import find_entry_files, read_sources
     from generator.mkdocs_glue import build_site
     from generator.publish import PublishError, publish
     from generator.validation import validate_sources
 
     # Validate first, so a bad entry is reported as file:line:col and no build is attempted.
-    sources, unreadable = read_sources(find_entry_files(Path(args.entries)), Path.cwd())
+    folders = _folders(args)
+    if _missing(folders):
+        return EXIT_USAGE
+    sources, categories, unreadable = _catalog(folders)
     try:
         benign, benign_problems = _benign_corpus(args.benign)
     except _Usage as exc:
         _say(str(exc))
         return EXIT_USAGE
-    problems = [*unreadable, *benign_problems, *validate_sources(sources, benign=benign).problems]
+    result = validate_sources(sources, benign=benign, categories=categories)
+    problems = [*unreadable, *benign_problems, *result.problems]
     if problems:
         print(format_problems(problems, args.format))
     if has_errors(problems):
@@ -112,7 +179,8 @@ def _build(args: argparse.Namespace) -> int:
         return EXIT_PROBLEMS
     config = Path(args.config)
     try:
-        target = publish(Path(args.site_dir), lambda out: build_site(config, out))
+        with _use_folders(folders):
+            target = publish(Path(args.site_dir), lambda out: build_site(config, out))
     except PublishError as exc:
         _say(f"{exc}; {args.site_dir} was left as it was")
         return EXIT_USAGE
@@ -123,7 +191,11 @@ def _build(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from generator.mkdocs_glue import serve_site
 
-    serve_site(Path(args.config), [Path(args.entries), Path("templates")], args.dev_addr)
+    folders = _folders(args)
+    if _missing(folders):
+        return EXIT_USAGE
+    with _use_folders(folders):
+        serve_site(Path(args.config), [*map(Path, folders), Path("templates")], args.dev_addr)
     return EXIT_OK
 
 
@@ -136,18 +208,59 @@ def _checks(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _compile_folders(folders: Sequence[str]) -> tuple[IndexFile, list[str]]:
+    """The index of the entries that load in `folders` (ids first come, first kept); notes."""
+    from generator.diagnose.index import build_index
+    from generator.loading.discovery import containing, find_entry_files, read_sources
+    from generator.validation import load_doc
+
+    entries: dict[str, Entry] = {}
+    notes: list[str] = []
+    for folder in folders:
+        if not Path(folder).is_dir():
+            raise _Usage(
+                f"{folder}: no catalog here; run from the repository root, "
+                "or pass --entries DIR or --index FILE"
+            )
+        inside = containing(Path(folder), Path.cwd())
+        sources, unreadable = read_sources(find_entry_files(Path(folder)), Path.cwd(), inside)
+        skipped = len(unreadable)
+        for source in sources:
+            doc, _ = load_doc(source)
+            if doc is None or doc.entry.id in entries:
+                skipped += 1
+            else:
+                entries[doc.entry.id] = doc.entry
+        if skipped:
+            notes.append(
+                f"{skipped} entry file(s) in {folder} do not load and were left out; "
+                "`trainwreck validate` says why"
+            )
+    return build_index(entries.values()), notes
+
+
+def _bundled() -> IndexFile:
+    from generator.bundled import INDEX_FILE
+    from generator.diagnose.index import index_from_data
+
+    return index_from_data(json.loads(INDEX_FILE.read_bytes()))
+
+
 def _signature_index(args: argparse.Namespace) -> tuple[SignatureIndex, list[str]]:
-    """The index from --index FILE, or compiled from the catalog; notes for stderr."""
+    """The index from --index FILE, compiled from --entries folders (with --public, on top of
+    the bundled public catalog), from entries/ when it is here, or else the bundled one."""
     from generator.diagnose.index import (
         MAX_INDEX_BYTES,
         IndexFormatError,
         SignatureIndex,
-        build_index,
+        load_bundled_index,
         load_index,
+        merge_indexes,
     )
-    from generator.loading.discovery import Refused, find_entry_files, read_regular, read_sources
-    from generator.validation import load_doc
+    from generator.loading.discovery import Refused, read_regular
 
+    if args.public and not args.entries:
+        raise _Usage("--public adds the public catalog to your own: name them with --entries DIR")
     if args.index is not None:
         try:
             # A regular file only, read up to the cap: never a FIFO or /dev/zero.
@@ -158,29 +271,27 @@ def _signature_index(args: argparse.Namespace) -> tuple[SignatureIndex, list[str
             return load_index(raw), []
         except IndexFormatError as exc:
             raise _Usage(f"{args.index}: not a usable signature index: {exc}") from None
-    folder = Path(args.entries)
-    if not folder.is_dir():
+    folders = args.entries or (["entries"] if Path("entries").is_dir() else [])
+    try:
+        if not folders:
+            # Outside a checkout: the public catalog that came with the package.
+            from generator.bundled import INDEX_FILE
+
+            return load_bundled_index(INDEX_FILE.read_bytes()), []
+        data, notes = _compile_folders(folders)
+        if args.public:
+            data = merge_indexes(_bundled(), data)
+    except (OSError, IndexFormatError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise _Usage(
-            f"{args.entries}: no catalog here; run from the repository root, "
-            "or pass --entries DIR or --index FILE"
-        )
-    sources, unreadable = read_sources(find_entry_files(folder), Path.cwd())
-    entries, skipped = {}, len(unreadable)
-    for source in sources:
-        doc, _ = load_doc(source)
-        if doc is None or doc.entry.id in entries:
-            skipped += 1
-        else:
-            entries[doc.entry.id] = doc.entry
-    index = SignatureIndex(build_index(entries.values()))
+            f"the public catalog bundled with trainwreck cannot be read ({why}); "
+            "reinstall it, or pass --entries DIR or --index FILE"
+        ) from None
+    except ValueError as exc:
+        raise _Usage(f"{' '.join(folders)}: {exc}") from None
+    index = SignatureIndex(data)
     if not index.signatures:
-        raise _Usage(f"{args.entries}: the catalog has no signatures to match")
-    notes = []
-    if skipped:
-        notes.append(
-            f"{skipped} entry file(s) in {args.entries} do not load and were left out; "
-            "`trainwreck validate` says why"
-        )
+        raise _Usage(f"{' '.join(folders)}: the catalog has no signatures to match")
     return index, notes
 
 
@@ -206,17 +317,22 @@ def _progress(total: int, show: bool) -> Iterator[Callable[[int], None]]:
 
 
 def _diagnose(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
     from generator.diagnose.inputs import InputError, NotALog, OpenLog, resolve_inputs
     from generator.diagnose.lineinfo import rank_from_path
+    from generator.diagnose.prefilter_cache import cached_prefilter
     from generator.diagnose.report import (
         human_report,
         json_report,
         markdown_report,
         stats_notes,
     )
-    from generator.diagnose.scan import LogReadError, Scanner, ScanProblem, ScanStats
+    from generator.diagnose.scan import (
+        LogReadError,
+        Scanner,
+        ScanProblem,
+        ScanStats,
+        scan_literals,
+    )
     from generator.diagnose.triage import Tally, triage
 
     try:
@@ -225,7 +341,8 @@ def _diagnose(args: argparse.Namespace) -> int:
     except (_Usage, InputError) as exc:
         _say(str(exc))
         return EXIT_USAGE
-    scanner, tally, stats = Scanner(index), Tally(index), ScanStats()
+    scanner = Scanner(index, cached_prefilter(scan_literals(index)))
+    tally, stats = Tally(index), ScanStats()
     problems: list[ScanProblem] = []
     total = sum(log.size or 0 for log in inputs)
     show = not args.no_progress and total >= PROGRESS_MIN_BYTES and sys.stderr.isatty()
@@ -265,12 +382,14 @@ def _diagnose(args: argparse.Namespace) -> int:
     )
     # A reader that goes away (`| head`) is not an error of the diagnosis: see _Stdout.
     if args.format == "json":
-        sys.stdout.write(json_report(diagnosis))
+        sys.stdout.write(json_report(diagnosis, {"catalog": index.data.catalog}))
         for note in notes:
             _say(f"note: {note}")
     elif args.format == "markdown":
         sys.stdout.write(markdown_report(diagnosis, stats, base_url, notes))
     else:
+        from rich.console import Console
+
         Console(highlight=False, soft_wrap=True).print(
             human_report(diagnosis, stats, base_url, notes)
         )
@@ -428,15 +547,106 @@ def _schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _bundle(args: argparse.Namespace) -> int:
+    from generator.bundled import INDEX_FILE
+    from generator.diagnose.index import build_index, index_json
+    from generator.loading.discovery import find_entry_files, read_sources
+    from generator.validation import validate_sources
+
+    # The same entries and the same file as the site's /signatures.json (mkdocs_glue.py).
+    sources, unreadable = read_sources(find_entry_files(Path(args.entries)), Path.cwd())
+    result = validate_sources(sources)
+    problems = [*unreadable, *result.problems]
+    if has_errors(problems):
+        print(format_problems(problems, "text"))
+        print("bundle stopped: fix the problems above", file=sys.stderr)
+        return EXIT_PROBLEMS
+    text = index_json(build_index(result.entries))
+    current = INDEX_FILE.read_text(encoding="utf-8") if INDEX_FILE.is_file() else None
+    if args.check:
+        if current != text:
+            print(
+                f"{INDEX_FILE.as_posix()} is out of date: run `trainwreck bundle`", file=sys.stderr
+            )
+            return EXIT_PROBLEMS
+        return EXIT_OK
+    if current != text:
+        INDEX_FILE.write_text(text, encoding="utf-8")
+        print(f"wrote {INDEX_FILE.as_posix()}", file=sys.stderr)
+    return EXIT_OK
+
+
+class _Version(argparse.Action):
+    """`--version`: the program's version and the catalog it carries, read only when asked."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            mine = version("trainwreck")
+        except PackageNotFoundError:
+            mine = "(not installed)"
+        try:
+            data = _bundled()
+            catalog = f"catalog {data.catalog} ({len(data.entries)} entries)"
+        except (OSError, ValueError, KeyError):
+            catalog = "no bundled catalog"
+        print(f"trainwreck {mine}, {catalog}")
+        parser.exit()
+
+
+def _completion(args: argparse.Namespace) -> int:
+    from generator.completion import completion_script
+
+    sys.stdout.write(completion_script(parser(), args.shell))
+    return EXIT_OK
+
+
+# Shown under each command's --help: a command line worth copying.
+EXAMPLES = {
+    "validate": "trainwreck validate entries/memory/\n"
+    "  trainwreck validate --entries ours/ --entries entries/   # your catalog on ours",
+    "build": "trainwreck build\n  trainwreck build --entries entries/ --entries ../ours/",
+    "serve": "trainwreck serve --dev-addr 127.0.0.1:8000",
+    "checks": "trainwreck checks | grep signature",
+    "diagnose": "trainwreck diagnose logs/                  # rank0.log, rank1.log, ...\n"
+    "  trainwreck diagnose job.log.gz --json\n"
+    "  trainwreck diagnose --entries ours/ --public logs/   # private entries too",
+    "new": "trainwreck new host-oom-killer --category memory --from-log job.log",
+    "fmt": "trainwreck fmt --check",
+    "schema": "trainwreck schema --check",
+    "bundle": "trainwreck bundle --check",
+    "completion": 'eval "$(trainwreck completion bash)"     # in ~/.bashrc\n'
+    "  trainwreck completion fish | source",
+}
+
+
+class _TopHelp(argparse.RawDescriptionHelpFormatter):
+    """`trainwreck --help`: every command and its summary on one line."""
+
+    def __init__(self, prog: str) -> None:
+        width = max(100, shutil.get_terminal_size().columns)
+        super().__init__(prog, max_help_position=18, width=width)
+        # Room for the longest command name ("completion"), which argparse measures too short.
+        self._action_max_length = 16
+
+
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="trainwreck", description=__doc__.splitlines()[0])
-    sub = top.add_subparsers(dest="command", required=True)
+    top = argparse.ArgumentParser(
+        prog="trainwreck",
+        description="An encyclopedia of ML training failures: check its entries, build its "
+        "site, and name the failure in your logs.",
+        epilog="example:\n  trainwreck diagnose logs/\n\n`trainwreck COMMAND --help` says more.",
+        formatter_class=_TopHelp,
+    )
+    top.add_argument(
+        "--version", action=_Version, nargs=0, help="print the version and the bundled catalog's"
+    )
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
 
     validate = sub.add_parser("validate", help="check entries and report every problem")
     validate.add_argument("paths", nargs="*", help="files or folders (default: entries/)")
-    validate.add_argument(
-        "--entries", default="entries", help="the catalog, for cross-entry checks"
-    )
+    validate.add_argument("--entries", action="append", metavar="DIR", help=ENTRIES_HELP)
     validate.add_argument("--format", choices=FORMATS, default="text")
     validate.add_argument(
         "--benign", help=f"healthy logs no signature may match (default: {BENIGN_DIR}/)"
@@ -444,7 +654,7 @@ def parser() -> argparse.ArgumentParser:
     validate.set_defaults(run=_validate)
 
     build = sub.add_parser("build", help="validate, then build the site into site/ atomically")
-    build.add_argument("--entries", default="entries")
+    build.add_argument("--entries", action="append", metavar="DIR", help=ENTRIES_HELP)
     build.add_argument("--config", default="mkdocs.yml")
     build.add_argument("--site-dir", default="site")
     build.add_argument("--format", choices=FORMATS, default="text")
@@ -452,7 +662,7 @@ def parser() -> argparse.ArgumentParser:
     build.set_defaults(run=_build)
 
     serve = sub.add_parser("serve", help="preview the site with live reload")
-    serve.add_argument("--entries", default="entries")
+    serve.add_argument("--entries", action="append", metavar="DIR", help=ENTRIES_HELP)
     serve.add_argument("--config", default="mkdocs.yml")
     serve.add_argument("--dev-addr", default="127.0.0.1:8000")
     serve.set_defaults(run=_serve)
@@ -470,8 +680,19 @@ def parser() -> argparse.ArgumentParser:
         "paths", nargs="+", metavar="PATH", help="log files (.gz, .bz2, .xz too), folders, or -"
     )
     source = diagnose.add_mutually_exclusive_group()
-    source.add_argument("--entries", default="entries", help="catalog to compile (default)")
+    source.add_argument(
+        "--entries",
+        action="append",
+        metavar="DIR",
+        help="a catalog folder to compile; repeat for several (default: entries/ when it is "
+        "here, else the public catalog bundled with trainwreck)",
+    )
     source.add_argument("--index", help="a compiled signature index (signatures.json)")
+    diagnose.add_argument(
+        "--public",
+        action="store_true",
+        help="with --entries: add the bundled public catalog under your own entries",
+    )
     diagnose.add_argument(
         "--format", choices=("text", "markdown", "json"), default="text", help="report format"
     )
@@ -508,6 +729,21 @@ def parser() -> argparse.ArgumentParser:
     schema.add_argument("--output", help="default: schema/entry.schema.json")
     schema.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
     schema.set_defaults(run=_schema)
+
+    bundle = sub.add_parser(
+        "bundle", help="write the public catalog's signature index into the package"
+    )
+    bundle.add_argument("--entries", default="entries")
+    bundle.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
+    bundle.set_defaults(run=_bundle)
+
+    completion = sub.add_parser("completion", help="print a shell completion script")
+    completion.add_argument("shell", choices=("bash", "zsh", "fish"))
+    completion.set_defaults(run=_completion)
+
+    for name, command in sub.choices.items():
+        command.epilog = f"example:\n  {EXAMPLES[name]}"
+        command.formatter_class = argparse.RawDescriptionHelpFormatter
     return top
 
 

@@ -33,7 +33,13 @@ from watchdog.observers.polling import PollingObserver
 
 from generator.catalog import Catalog
 from generator.diagnose.index import build_index, index_json
-from generator.loading.discovery import find_entry_files, read_sources
+from generator.loading.discovery import (
+    containing,
+    find_entry_files,
+    read_categories,
+    read_sources,
+)
+from generator.model.categories import CATEGORIES, CategoryInfo
 from generator.model.entry import Entry
 from generator.preview_cache import (
     PageCache,
@@ -46,7 +52,7 @@ from generator.problems import Level, Problem, format_problems, has_errors
 from generator.render.data_files import data_files
 from generator.render.pages import RenderedPage, Renderer
 from generator.render.redirects import redirect_files
-from generator.validation import validate_sources
+from generator.validation import SourceFile, validate_sources
 
 log = logging.getLogger("mkdocs.plugins.trainwreck")
 SIGNATURES_URI = "signatures.json"
@@ -54,6 +60,8 @@ SIGNATURES_URI = "signatures.json"
 PREVIEW_SCRIPT_URI = "_trainwreck/preview.js"
 PREVIEW_PROBLEMS_URI = "_trainwreck/problems.json"
 PREVIEW_POLL_SECONDS = 0.2
+# The catalog folders a build or preview reads (os.pathsep between them), set by the CLI.
+ENTRIES_ENV = "TRAINWRECK_ENTRIES"
 
 
 class TrainwreckConfig(base.Config):
@@ -86,6 +94,7 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
         self.search_docs: dict[str, list[dict[str, Any]]] = {}
         self.search_mark = 0
         self.doc_uris: list[str] = []
+        self.categories: tuple[CategoryInfo, ...] = CATEGORIES
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # Defining on_startup also keeps this instance across the rebuilds of one `serve`,
@@ -120,12 +129,30 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
             config.extra_javascript.append(ExtraScriptValue(PREVIEW_SCRIPT_URI))
         return config
 
+    def entry_folders(self, base_dir: Path) -> list[Path]:
+        """The catalog folders: $TRAINWRECK_ENTRIES (set by `trainwreck build|serve --entries`,
+        os.pathsep between folders) or the plugin's entries_dir."""
+        chosen = os.environ.get(ENTRIES_ENV)
+        names = chosen.split(os.pathsep) if chosen else [self.config.entries_dir]
+        return [base_dir / name for name in names]
+
     def on_files(self, files: Files, /, *, config: Any) -> Files:
         base_dir = self._base(config)
-        entries_dir = base_dir / self.config.entries_dir
-        sources, unreadable = read_sources(find_entry_files(entries_dir), base_dir)
-        result = self.validator.validate(sources) if self.incremental else validate_sources(sources)
-        problems = [*unreadable, *result.problems]
+        folders = self.entry_folders(base_dir)
+        categories, problems = read_categories(folders, base_dir)
+        sources: list[SourceFile] = []
+        for folder in folders:
+            inside = containing(folder, base_dir)
+            found, unreadable = read_sources(find_entry_files(folder), base_dir, inside=inside)
+            sources.extend(found)
+            problems.extend(unreadable)
+        result = (
+            self.validator.validate(sources, categories)
+            if self.incremental
+            else validate_sources(sources, categories=categories)
+        )
+        self.categories = categories
+        problems = [*problems, *result.problems]
         if has_errors(problems):
             report = format_problems(problems, "text")
             if not self.serving:
@@ -180,7 +207,7 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
         return files
 
     def _render(self, entries: Sequence[Entry], base_dir: Path, config: Any) -> None:
-        catalog = Catalog.of(entries)
+        catalog = Catalog.of(entries, self.categories)
         site_url = config.site_url or ""
         templates = base_dir / self.config.templates_dir
         if self.incremental:

@@ -26,6 +26,7 @@ from jinja2.bccache import Bucket, BytecodeCache
 
 from generator.catalog import Catalog
 from generator.checks import EntryDoc
+from generator.model.categories import CATEGORIES, CategoryInfo
 from generator.model.entry import Entry
 from generator.problems import Problem
 from generator.render.pages import RenderedPage, Renderer, category_uri, entry_uri, tag_uri
@@ -76,7 +77,7 @@ def affected_pages(old: Catalog, new: Catalog) -> frozenset[str]:
             if entry is None:
                 continue
             pages.add(entry_uri(entry.id))
-            pages.add(category_uri(entry.category.value))
+            pages.add(category_uri(entry.category))
             pages.update(tag_uri(tag) for tag in entry.tags)
             pages.update(entry_uri(other) for other in _links(entry))
     for catalog in (old, new):
@@ -87,7 +88,7 @@ def affected_pages(old: Catalog, new: Catalog) -> frozenset[str]:
 def _page_uris(catalog: Catalog) -> set[str]:
     uris = set(SUMMARY_PAGES)
     uris.update(entry_uri(e.id) for e in catalog.entries)
-    uris.update(category_uri(c.id.value) for c, _count in catalog.categories())
+    uris.update(category_uri(c.id) for c, _count in catalog.categories())
     uris.update(tag_uri(tag) for tag in catalog.tags())
     return uris
 
@@ -129,11 +130,18 @@ class PreviewValidator:
 
     def __init__(self) -> None:
         self._per_doc: dict[tuple[str, bytes], list[Problem]] = {}
+        self._categories: tuple[CategoryInfo, ...] = CATEGORIES
 
-    def validate(self, sources: Sequence[SourceFile]) -> ValidationResult:
+    def validate(
+        self, sources: Sequence[SourceFile], categories: Sequence[CategoryInfo] = CATEGORIES
+    ) -> ValidationResult:
         docs: list[EntryDoc] = []
         problems: list[Problem] = []
-        checks = entry_checks()
+        if tuple(categories) != self._categories:
+            # An edited categories.yaml: the category check's verdicts on every file may change.
+            self._per_doc = {}
+            self._categories = tuple(categories)
+        checks = entry_checks(categories)
         per_doc: dict[tuple[str, bytes], list[Problem]] = {}
         for source in sources:
             doc, found = load_doc(source)

@@ -15,10 +15,12 @@ from pathlib import PurePosixPath
 from pydantic import ValidationError
 
 from generator.checks import REGISTRY, Check, EntryDoc
+from generator.checks.identity import UnknownCategory
 from generator.checks.schema import schema_problems
 from generator.checks.signatures import IndexCheck
 from generator.diagnose.engine import LogBytes
 from generator.loading.yaml_source import YamlProblem, load_yaml, yaml_problem
+from generator.model.categories import CATEGORIES, CategoryInfo
 from generator.model.entry import Entry
 from generator.problems import Level, Problem
 
@@ -60,8 +62,13 @@ def _load_doc(source: SourceFile) -> tuple[EntryDoc | None, tuple[Problem, ...]]
     return EntryDoc(source.path, loaded, entry), ()
 
 
-def entry_checks() -> list[Check]:
-    return [cls() for cls in REGISTRY.values() if cls.phase == "entry"]
+def entry_checks(categories: Sequence[CategoryInfo] = CATEGORIES) -> list[Check]:
+    """Every per-entry check; the category check knows the catalog's categories."""
+    return [
+        UnknownCategory(categories) if cls is UnknownCategory else cls()
+        for cls in REGISTRY.values()
+        if cls.phase == "entry"
+    ]
 
 
 def catalog_problems(
@@ -103,6 +110,7 @@ def validate_sources(
     sources: Sequence[SourceFile],
     report_for: Iterable[str] | None = None,
     benign: Sequence[LogBytes] | None = None,
+    categories: Sequence[CategoryInfo] = CATEGORIES,
 ) -> ValidationResult:
     """Validate every source; report problems only for `report_for` paths when given.
 
@@ -111,6 +119,7 @@ def validate_sources(
 
     The signature checks run last, on the index compiled from the entries that passed every
     other check; `benign` is the healthy-log corpus they match against (None: not checked).
+    `categories` are those an entry may name: the public ones and any a private catalog adds.
     """
     docs: list[EntryDoc] = []
     problems: list[Problem] = []
@@ -119,7 +128,7 @@ def validate_sources(
         problems.extend(found)
         if doc is not None:
             docs.append(doc)
-    checks = entry_checks()
+    checks = entry_checks(categories)
     for doc in docs:
         for check in checks:
             problems.extend(check.validate(doc))

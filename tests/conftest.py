@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +15,10 @@ from tests.chromium import CHROMIUM, launch
 
 # Tests import helpers (entry_factory) from this folder.
 sys.path.insert(0, str(Path(__file__).parent))
+
+# `diagnose` keeps its compiled prefilter in a user cache; tests keep theirs in a temporary
+# folder of their own, never in the home of whoever runs them (prefilter_cache.py).
+os.environ.setdefault("TRAINWRECK_CACHE_DIR", tempfile.mkdtemp(prefix="trainwreck-test-cache-"))
 
 
 @pytest.fixture(scope="session")

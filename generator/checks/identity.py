@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import PurePosixPath
 
 from generator.checks.base import Check, EntryDoc, register
+from generator.model.categories import CATEGORIES, CategoryInfo
 from generator.problems import Level, Problem, quoted
 from generator.scaffold import SCHEMA_LINE
 
@@ -42,9 +43,31 @@ class CategoryMatchesDirectory(Check):
         if doc.entry.category != folder:
             yield doc.problem(
                 self.id,
-                f"category {doc.entry.category.value!r} does not match the folder "
-                f"{quoted(folder)}; "
-                f"move the file to entries/{doc.entry.category.value}/",
+                f"category {doc.entry.category!r} does not match the folder {quoted(folder)}; "
+                f"move the file to entries/{doc.entry.category}/",
+                ("category",),
+            )
+
+
+@register
+class UnknownCategory(Check):
+    """An entry's category is one of the public ones or one its catalog's `categories.yaml`
+    declares.
+
+    Fails: `category: gpu` (the public category is `gpu-hardware`).
+    """
+
+    id = "category-unknown"
+
+    def __init__(self, categories: Sequence[CategoryInfo] = CATEGORIES) -> None:
+        self.known = tuple(c.id for c in categories)
+
+    def validate(self, doc: EntryDoc) -> Iterable[Problem]:
+        if doc.entry.category not in self.known:
+            yield doc.problem(
+                self.id,
+                f"unknown category {doc.entry.category!r}; one of: {', '.join(self.known)} "
+                "(a private catalog declares its own in categories.yaml)",
                 ("category",),
             )
 

@@ -1,11 +1,13 @@
 """The compiled signature index: one versioned JSON file that both engines read.
 
 The site publishes it at `/signatures.json`; `trainwreck diagnose` builds the same data from
-`entries/` (or reads a file given with `--index`). It holds only portable definitions: each
-signature's pattern in the dialect of `pattern.py`, its role and owner, and for each entry what a
-diagnosis shows (title, severity, one-line fix, page path) and the relations triage follows.
+`entries/`, or reads a file given with `--index`, or the copy bundled in the package
+(generator/bundled/). It holds only portable definitions: each signature's pattern in the
+dialect of `pattern.py`, its role and owner, and for each entry what a diagnosis shows
+(title, severity, one-line fix, page path) and the relations triage follows.
 
     {"version": 1,
+     "catalog": "2026-11-30.1f3a9c0b2e",   # the catalog's version: newest review date, digest
      "max_line_bytes": 65536,
      "entries": {"<id>": {"title", "category", "severity", "quick_fix", "path",
                           "related": [...], "collateral": [...], "refines": id | null}},
@@ -20,20 +22,21 @@ U+FFFD for invalid sequences.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from generator.diagnose.pattern import Matcher, PatternError
-from generator.model.entry import Entry
-from generator.model.inline import inline_plain
+
+if TYPE_CHECKING:
+    from generator.model.entry import Entry
 
 INDEX_VERSION = 1
 MAX_LINE_BYTES = 65536
+ROLES = ("defining", "context", "harmless")
 
 
 def entry_path(entry_id: str) -> str:
@@ -41,11 +44,11 @@ def entry_path(entry_id: str) -> str:
     return f"failures/{entry_id}/"
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class IndexEntry(_Model):
+# Plain dataclasses, not pydantic models: `trainwreck diagnose` with the bundled index starts
+# without importing pydantic (bench/startup.py). Files from elsewhere are checked by
+# index_schema.py before they become these.
+@dataclass(frozen=True)
+class IndexEntry:
     title: str
     category: str
     severity: str
@@ -56,56 +59,119 @@ class IndexEntry(_Model):
     refines: str | None = None
 
 
-class IndexSignature(_Model):
+@dataclass(frozen=True)
+class IndexSignature:
     entry: str
     pattern: str
-    role: Literal["defining", "context", "harmless"]
+    role: str
     seen_in: str
 
 
-class IndexFile(_Model):
-    version: Literal[1]
-    max_line_bytes: int = Field(ge=256, le=1 << 24)
+@dataclass(frozen=True)
+class IndexFile:
+    version: int
+    max_line_bytes: int
     entries: dict[str, IndexEntry]
     signatures: tuple[IndexSignature, ...]
+    # The catalog's version (catalog_version); absent from indexes written before it existed.
+    catalog: str | None = field(default=None)
 
 
 class IndexFormatError(ValueError):
     """The data is not a signature index this version can read."""
 
 
+def catalog_version(entries: dict[str, IndexEntry], signatures: Iterable[IndexSignature]) -> str:
+    """`<newest last_reviewed>.<digest>` is computed by build_index; this is the digest part:
+    the first 10 hex digits of the SHA-256 of the entries and signatures as JSON, so two
+    indexes with the same content carry the same version."""
+    body = {
+        "entries": {k: asdict(v) for k, v in entries.items()},
+        "signatures": [asdict(s) for s in signatures],
+    }
+    text = json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
 def build_index(entries: Iterable[Entry]) -> IndexFile:
     """The index of a validated catalog: entries by id, signatures in entry then file order."""
+    from generator.model.inline import inline_plain
+
     ordered = sorted(entries, key=lambda e: e.id)
     ids = [e.id for e in ordered]
     if len(set(ids)) != len(ids):
         raise ValueError("entry ids must be unique to build an index")
+    by_id = {
+        e.id: IndexEntry(
+            title=e.title,
+            category=str(e.category),
+            severity=e.severity.value,
+            quick_fix=inline_plain(e.quick_fix),
+            path=entry_path(e.id),
+            related=tuple(e.related),
+            collateral=tuple(e.collateral),
+            refines=e.refines,
+        )
+        for e in ordered
+    }
+    signatures = tuple(
+        IndexSignature(entry=e.id, pattern=s.pattern, role=s.role.value, seen_in=s.seen_in)
+        for e in ordered
+        for s in e.signatures
+    )
+    newest = max((e.last_reviewed for e in ordered), default=None)
+    stamp = newest.isoformat() if newest else "empty"
     return IndexFile(
         version=INDEX_VERSION,
         max_line_bytes=MAX_LINE_BYTES,
-        entries={
-            e.id: IndexEntry(
-                title=e.title,
-                category=e.category.value,
-                severity=e.severity.value,
-                quick_fix=inline_plain(e.quick_fix),
-                path=entry_path(e.id),
-                related=e.related,
-                collateral=e.collateral,
-                refines=e.refines,
-            )
-            for e in ordered
-        },
-        signatures=tuple(
-            IndexSignature(entry=e.id, pattern=s.pattern, role=s.role.value, seen_in=s.seen_in)
-            for e in ordered
-            for s in e.signatures
-        ),
+        entries=by_id,
+        signatures=signatures,
+        catalog=f"{stamp}.{catalog_version(by_id, signatures)}",
     )
 
 
+def index_data(index: IndexFile) -> dict[str, Any]:
+    """The index as JSON data, in the file's key order."""
+    data: dict[str, Any] = {"version": index.version}
+    if index.catalog is not None:
+        data["catalog"] = index.catalog
+    data["max_line_bytes"] = index.max_line_bytes
+    data["entries"] = {
+        k: {**asdict(v), "related": list(v.related), "collateral": list(v.collateral)}
+        for k, v in index.entries.items()
+    }
+    data["signatures"] = [asdict(s) for s in index.signatures]
+    return data
+
+
 def index_json(index: IndexFile) -> str:
-    return json.dumps(index.model_dump(mode="json"), ensure_ascii=False, indent=1) + "\n"
+    return json.dumps(index_data(index), ensure_ascii=False, indent=1) + "\n"
+
+
+def index_from_data(data: dict[str, Any]) -> IndexFile:
+    """An IndexFile from JSON data already known to have the index's shape."""
+    return IndexFile(
+        version=data["version"],
+        max_line_bytes=data["max_line_bytes"],
+        entries={
+            k: IndexEntry(
+                title=v["title"],
+                category=v["category"],
+                severity=v["severity"],
+                quick_fix=v["quick_fix"],
+                path=v["path"],
+                related=tuple(v.get("related", ())),
+                collateral=tuple(v.get("collateral", ())),
+                refines=v.get("refines"),
+            )
+            for k, v in data["entries"].items()
+        },
+        signatures=tuple(
+            IndexSignature(s["entry"], s["pattern"], s["role"], s["seen_in"])
+            for s in data["signatures"]
+        ),
+        catalog=data.get("catalog"),
+    )
 
 
 @dataclass(frozen=True)
@@ -162,23 +228,13 @@ MAX_INDEX_ENTRIES = 10_000
 _STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"?', re.DOTALL)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 SHOWN_VALUE_CHARS = 40
-_M = TypeVar("_M", bound=BaseModel)
 
 
-def _clip(text: str) -> str:
+def clip(text: str) -> str:
     """Text from the file, for a message: never more than a few words of it."""
     if len(text) > SHOWN_VALUE_CHARS:
         return f"{text[:SHOWN_VALUE_CHARS]}… ({len(text):,} characters)"
     return text
-
-
-class _Shape(_Model):
-    """The top level of an index; its entries and signatures are checked one by one after."""
-
-    version: Literal[1]
-    max_line_bytes: int = Field(ge=256, le=1 << 24)
-    entries: Any
-    signatures: Any
 
 
 def _check_structure(text: str) -> None:
@@ -206,26 +262,7 @@ def _check_structure(text: str) -> None:
             depth -= 1
 
 
-def _items(model: type[_M], items: Iterable[tuple[str | int, Any]], field: str) -> list[_M]:
-    """Each item validated on its own, stopping at the first bad one: validated together, a
-    list of a million bad items would collect millions of errors before reporting one."""
-    done = []
-    for key, value in items:
-        try:
-            done.append(model.model_validate(value))
-        except ValidationError as exc:
-            raise _first_error(exc, (field, key)) from None
-    return done
-
-
-def _first_error(exc: ValidationError, prefix: tuple[str | int, ...] = ()) -> IndexFormatError:
-    first = exc.errors(include_url=False)[0]
-    where = ".".join(_clip(str(part)) for part in (*prefix, *first["loc"]))
-    return IndexFormatError(f"{where}: {first['msg']}")
-
-
-def load_index(raw: bytes) -> SignatureIndex:
-    """Parse and compile an index file, or raise IndexFormatError saying what is wrong."""
+def _parse(raw: bytes) -> dict[str, Any]:
     if len(raw) > MAX_INDEX_BYTES:
         raise IndexFormatError(
             f"larger than {MAX_INDEX_BYTES >> 20} MiB, more than an index may be"
@@ -243,31 +280,43 @@ def load_index(raw: bytes) -> SignatureIndex:
         raise IndexFormatError("not a signature index (no version)")
     if data["version"] != INDEX_VERSION:
         raise IndexFormatError(
-            f"index version {_clip(repr(data['version']))} is not supported; "
+            f"index version {clip(repr(data['version']))} is not supported; "
             f"this trainwreck reads version {INDEX_VERSION}"
         )
-    try:
-        shape = _Shape.model_validate(data)
-    except ValidationError as exc:
-        raise _first_error(exc) from None
-    if not isinstance(shape.entries, dict):
-        raise IndexFormatError("entries: Input should be an object")
-    if not isinstance(shape.signatures, list):
-        raise IndexFormatError("signatures: Input should be a list")
-    for name, items, cap in (
-        ("entries", shape.entries, MAX_INDEX_ENTRIES),
-        ("signatures", shape.signatures, MAX_INDEX_SIGNATURES),
-    ):
-        if len(items) > cap:
-            raise IndexFormatError(
-                f"{name}: {len(items):,} items, more than the {cap:,} an index may hold"
-            )
-    entries = _items(IndexEntry, shape.entries.items(), "entries")
-    signatures = _items(IndexSignature, enumerate(shape.signatures), "signatures")
-    parsed = IndexFile(
-        version=shape.version,
-        max_line_bytes=shape.max_line_bytes,
-        entries=dict(zip(shape.entries, entries, strict=True)),
-        signatures=tuple(signatures),
+    return data
+
+
+def load_index(raw: bytes) -> SignatureIndex:
+    """Parse and compile an index file, or raise IndexFormatError saying what is wrong."""
+    from generator.diagnose.index_schema import check_shape
+
+    data = _parse(raw)
+    check_shape(data)
+    return SignatureIndex(index_from_data(data))
+
+
+def load_bundled_index(raw: bytes) -> SignatureIndex:
+    """The index shipped inside the package: written by `trainwreck bundle` and kept fresh by
+    tests/test_bundled_index.py, so its shape is not checked again (that would import
+    pydantic on every start); its patterns are still compiled, which checks them."""
+    return SignatureIndex(index_from_data(_parse(raw)))
+
+
+def merge_indexes(public: IndexFile, private: IndexFile) -> IndexFile:
+    """A private catalog's index on top of the public one: both sets of entries and
+    signatures, so `related` and `collateral` may point either way. An id in both is refused,
+    since a diagnosis could not say which entry it names."""
+    both = sorted(set(public.entries) & set(private.entries))
+    if both:
+        raise ValueError(f"id {both[0]!r} is in both your entries and the public catalog")
+    entries = dict(sorted({**public.entries, **private.entries}.items()))
+    # In entry order, as build_index over both catalogs would list them (a stable sort keeps
+    # each entry's own signatures in file order).
+    signatures = tuple(sorted((*public.signatures, *private.signatures), key=lambda s: s.entry))
+    return IndexFile(
+        version=INDEX_VERSION,
+        max_line_bytes=max(public.max_line_bytes, private.max_line_bytes),
+        entries=entries,
+        signatures=signatures,
+        catalog=f"{public.catalog}+{private.catalog}",
     )
-    return SignatureIndex(parsed)

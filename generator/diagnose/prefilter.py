@@ -39,9 +39,14 @@ class FindPrefilter:
 class HyperscanPrefilter:
     """All literals in one Hyperscan block-mode database."""
 
-    def __init__(self, literals: Sequence[bytes]) -> None:
+    def __init__(self, literals: Sequence[bytes], serialized: bytes | None = None) -> None:
         import hyperscan
 
+        if serialized is not None:
+            # A database this class compiled for the same literals (prefilter_cache.py).
+            self._db = hyperscan.loadb(serialized, hyperscan.HS_MODE_BLOCK)
+            self._db.scratch = hyperscan.Scratch(self._db)
+            return
         self._db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
         self._db.compile(
             expressions=list(literals),
@@ -50,6 +55,11 @@ class HyperscanPrefilter:
             flags=0,
             literal=True,
         )
+
+    def serialized(self) -> bytes:
+        import hyperscan
+
+        return bytes(hyperscan.dumpb(self._db))
 
     def scan(self, block: bytes) -> list[tuple[int, int]]:
         found: list[tuple[int, int]] = []

@@ -24,17 +24,18 @@ import json
 import re
 import shlex
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
-
-from rich.console import Group
-from rich.text import Text
 
 from generator.diagnose.index import IndexEntry
 from generator.diagnose.launcher import SIGNALS
 from generator.diagnose.scan import ScanStats
 from generator.diagnose.triage import UNRECOGNIZED, Diagnosis, Finding, Hit, Witness
 from generator.model.invisible import printable
+
+if TYPE_CHECKING:
+    from rich.console import Group
+    from rich.text import Text
 
 SHOWN_CHARS = 400
 _CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
@@ -95,8 +96,9 @@ def to_json(diagnosis: Diagnosis) -> dict[str, Any]:
     }
 
 
-def json_report(diagnosis: Diagnosis) -> str:
-    return json.dumps(to_json(diagnosis), indent=2) + "\n"
+def json_report(diagnosis: Diagnosis, header: dict[str, Any] | None = None) -> str:
+    """The JSON report; `header` (the CLI's catalog version) comes before the findings."""
+    return json.dumps({**(header or {}), **to_json(diagnosis)}, indent=2) + "\n"
 
 
 def entry_url(entry: IndexEntry, base_url: str) -> str:
@@ -195,6 +197,10 @@ def _causes(caused_by: Sequence[str]) -> str:
 def human_report(
     diagnosis: Diagnosis, stats: ScanStats, base_url: str, notes: Sequence[str] = ()
 ) -> Group:
+    # rich is imported here, not at the top: the JSON and Markdown reports start without it.
+    from rich.console import Group
+    from rich.text import Text
+
     out: list[Text] = [Text(f"trainwreck diagnose: {stats_line(stats)}", style="dim")]
     first = diagnosis.first_failure
     if first is not None:
@@ -260,6 +266,8 @@ def unrecognized_steps(diagnosis: Diagnosis) -> list[str]:
 
 
 def _label(label: str, value: str, style: str = "") -> Text:
+    from rich.text import Text
+
     text = Text(f"  {label:<6}", style="dim")
     text.append(value, style=style)
     return text
@@ -273,6 +281,8 @@ _HEADS = {
 
 
 def _finding_lines(f: Finding, base_url: str) -> list[Text]:
+    from rich.text import Text
+
     root = f.role == "root-cause"
     label, style = _HEADS[f.role]
     head = Text(label, style=style)

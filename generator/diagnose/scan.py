@@ -205,6 +205,11 @@ class _FileState:
     root_next: bool = False  # a Root Cause header was read; its rank line is next
 
 
+def scan_literals(index: SignatureIndex) -> tuple[bytes, ...]:
+    """What the scanner's prefilter looks for: the index's anchors, then EXTRA_ANCHORS."""
+    return (*index.anchors, *(a.encode() for a in EXTRA_ANCHORS))
+
+
 class Scanner:
     def __init__(self, index: SignatureIndex, prefilter: Prefilter | None = None) -> None:
         self.index = index
@@ -212,7 +217,7 @@ class Scanner:
         extra = tuple(a.encode() for a in EXTRA_ANCHORS)
         self._first_extra = len(index.anchors)
         self._traceback_anchor = self._first_extra + EXTRA_ANCHORS.index(evidence.TRACEBACK)
-        self.prefilter = prefilter or make_prefilter((*index.anchors, *extra))
+        self.prefilter = prefilter or make_prefilter(scan_literals(index))
         self._anchor_len = tuple(len(a) for a in (*index.anchors, *extra))
 
     def scan(

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 
 from generator.diagnose.engine import LogBytes
+from generator.loading.categories import CATEGORIES_FILE, parse_categories
 from generator.loading.yaml_source import MAX_FILE_BYTES
+from generator.model.categories import CATEGORIES, CategoryInfo
 from generator.problems import Level, Problem
 from generator.validation import SourceFile
 
@@ -44,10 +47,43 @@ def find_entry_files(root: Path) -> list[Path]:
     if not root.is_dir():
         return [root]  # a file, a FIFO or a broken link: read_sources says what it is
     # A broken link is kept, so that it is reported as unreadable instead of skipped; a name
-    # that ends in .YAML is kept, so that it is reported instead of silently left out.
+    # that ends in .YAML is kept, so that it is reported instead of silently left out. The
+    # folder's own categories.yaml is not an entry (read_categories reads it).
+    own = root / CATEGORIES_FILE
     return sorted(
-        p for p in root.rglob("*") if p.suffix.lower() in ENTRY_SUFFIXES and not p.is_dir()
+        p
+        for p in root.rglob("*")
+        if p.suffix.lower() in ENTRY_SUFFIXES and not p.is_dir() and p != own
     )
+
+
+def containing(folder: Path, base: Path) -> Path:
+    """What files of a catalog folder must lie inside: the repository (`base`) when the folder
+    is in it, else the folder itself (a private catalog kept beside the repository)."""
+    real = Path(os.path.realpath(folder))
+    return base if real.is_relative_to(os.path.realpath(base)) else real
+
+
+def read_categories(
+    folders: Sequence[Path], base: Path
+) -> tuple[tuple[CategoryInfo, ...], list[Problem]]:
+    """The public categories, then those each folder's categories.yaml declares, in order."""
+    found: list[CategoryInfo] = list(CATEGORIES)
+    problems: list[Problem] = []
+    for folder in folders:
+        path = folder / CATEGORIES_FILE
+        if not path.exists() and not path.is_symlink():
+            continue
+        name = relative_name(path, base)
+        try:
+            raw = read_regular(path, containing(folder, base), MAX_FILE_BYTES)
+        except Refused as exc:
+            problems.append(Problem(name, 1, 1, Level.ERROR, exc.check, exc.message))
+            continue
+        declared, wrong = parse_categories(name, raw, found)
+        found.extend(declared)
+        problems.extend(wrong)
+    return tuple(found), problems
 
 
 def relative_name(path: Path, base: Path) -> str:
@@ -112,8 +148,13 @@ def read_regular(path: Path, base: Path | None, cap: int) -> bytes:
         os.close(fd)
 
 
-def read_sources(paths: list[Path], base: Path) -> tuple[list[SourceFile], list[Problem]]:
-    """Read each file (entries are capped small); a file that is not read is a problem."""
+def read_sources(
+    paths: list[Path], base: Path, inside: Path | None = None
+) -> tuple[list[SourceFile], list[Problem]]:
+    """Read each file (entries are capped small); a file that is not read is a problem.
+
+    Names are relative to `base`; a file must lie inside `inside` (default `base`), which
+    for a catalog folder outside the working directory is that folder."""
     sources: list[SourceFile] = []
     problems: list[Problem] = []
     for path in paths:
@@ -134,7 +175,7 @@ def read_sources(paths: list[Path], base: Path) -> tuple[list[SourceFile], list[
         try:
             # One byte past the cap, so the loader can say the file is too large without
             # this process ever holding a huge file in memory.
-            raw = read_regular(path, base, MAX_FILE_BYTES)
+            raw = read_regular(path, inside or base, MAX_FILE_BYTES)
         except Refused as exc:
             problems.append(Problem(name, 1, 1, Level.ERROR, exc.check, exc.message))
             continue

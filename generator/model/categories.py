@@ -1,4 +1,8 @@
-"""The fixed set of categories, declared once: ids, titles and what belongs in each."""
+"""The public catalog's categories, declared once: ids, titles and what belongs in each.
+
+A private catalog adds its own in a `categories.yaml` at the top of its entries folder
+(loading/categories.py reads it); an entry's category must be one of the two sets.
+"""
 
 from __future__ import annotations
 
@@ -22,68 +26,68 @@ class Category(StrEnum):
 
 @dataclass(frozen=True)
 class CategoryInfo:
-    id: Category
+    id: str
     title: str
     blurb: str
 
 
 CATEGORIES: tuple[CategoryInfo, ...] = (
     CategoryInfo(
-        Category.GPU_HARDWARE,
+        Category.GPU_HARDWARE.value,
         "GPU hardware and driver",
         "Xid events, ECC and row remapping, GPUs that drop off the bus, driver and GSP faults.",
     ),
     CategoryInfo(
-        Category.INTERCONNECT,
+        Category.INTERCONNECT.value,
         "Interconnect",
         "InfiniBand, RoCE and socket transports between nodes.",
     ),
     CategoryInfo(
-        Category.NCCL_DISTRIBUTED,
+        Category.NCCL_DISTRIBUTED.value,
         "NCCL and distributed",
         "Collectives, watchdogs, rendezvous and the launcher: how one failure reaches every rank.",
     ),
     CategoryInfo(
-        Category.MEMORY,
+        Category.MEMORY.value,
         "Memory",
         "GPU out-of-memory, allocator fragmentation, host and shared memory for data loaders.",
     ),
     CategoryInfo(
-        Category.CUDA_RUNTIME,
+        Category.CUDA_RUNTIME.value,
         "CUDA runtime",
         "Device-side asserts, illegal accesses, library status errors and driver mismatches.",
     ),
     CategoryInfo(
-        Category.NUMERICS,
+        Category.NUMERICS.value,
         "Numerics",
         "NaN and Inf in losses and gradients, loss-scale overflow in mixed precision.",
     ),
     CategoryInfo(
-        Category.FRAMEWORK,
+        Category.FRAMEWORK.value,
         "Framework",
         "Errors raised by PyTorch and its libraries about how the model is built or used.",
     ),
     CategoryInfo(
-        Category.DATA_PIPELINE,
+        Category.DATA_PIPELINE.value,
         "Data pipeline",
         "Data loading limits: file descriptors, worker processes, tokenizers.",
     ),
     CategoryInfo(
-        Category.STORAGE_CHECKPOINT,
+        Category.STORAGE_CHECKPOINT.value,
         "Storage and checkpoints",
         "Saving and loading checkpoints: full disks, corrupt archives.",
     ),
     CategoryInfo(
-        Category.SCHEDULER,
+        Category.SCHEDULER.value,
         "Schedulers and launchers",
         "Slurm, Kubernetes and job launchers: kills, time limits, placement and start-up hangs.",
     ),
     CategoryInfo(
-        Category.ENVIRONMENT,
+        Category.ENVIRONMENT.value,
         "Environment and installs",
         "Installs, ABI and toolchain mismatches, missing drivers or libraries, GPU-less images.",
     ),
 )
 
-CATEGORY_IDS: tuple[str, ...] = tuple(c.id.value for c in CATEGORIES)
-CATEGORY_BY_ID: dict[str, CategoryInfo] = {c.id.value: c for c in CATEGORIES}
+CATEGORY_IDS: tuple[str, ...] = tuple(c.id for c in CATEGORIES)
+CATEGORY_BY_ID: dict[str, CategoryInfo] = {c.id: c for c in CATEGORIES}

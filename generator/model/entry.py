@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from generator.diagnose.pattern import PatternError, parse
-from generator.model.categories import Category
+from generator.model.categories import CATEGORY_IDS
 
 ID_RE = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 
@@ -80,6 +80,7 @@ def _lab_log(value: str) -> str:
 
 LabLog = Annotated[str, AfterValidator(_lab_log), Field(max_length=200)]
 Tag = Annotated[str, Field(pattern=ID_RE, max_length=40)]
+CategoryId = Annotated[str, Field(pattern=ID_RE, max_length=40)]
 
 
 def _pattern_ok(value: str) -> str:
@@ -271,7 +272,11 @@ class Entry(_Model):
         default=(), description="Former ids; each old URL redirects to this entry."
     )
     title: Line = Field(description="What a reader searches for, usually the error as printed.")
-    category: Category = Field(description="The category; it must match the entry's folder.")
+    category: CategoryId = Field(
+        description="The category; it must match the entry's folder (categories.yaml may add "
+        "a private catalog's own).",
+        json_schema_extra={"examples": list(CATEGORY_IDS)},
+    )
     tags: Annotated[tuple[Tag, ...], Field(min_length=1, max_length=8)] = Field(
         description="One to eight kebab-case tags, the ways in besides the category."
     )

@@ -20,7 +20,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from generator.catalog import Catalog
-from generator.model.categories import CATEGORIES, Category
 from generator.model.entry import Codes, Entry, Severity, XidAction
 from generator.model.inline import inline_plain
 from generator.render.markdown import plain_text
@@ -50,7 +49,7 @@ class IndexRow(_Out):
 
     id: str = Field(description="The entry's id; its full record is at `api`.")
     title: str
-    category: Category
+    category: str
     tags: tuple[str, ...]
     severity: Severity
     codes: Codes = Field(description="Xid numbers, NCCL result codes and CUDA error names.")
@@ -180,7 +179,7 @@ def _stamp(day: dt.date) -> str:
 
 def atom_feed(catalog: Catalog, site_url: str) -> str:
     """An Atom feed (RFC 4287) of every entry, newest `last_reviewed` first."""
-    titles = {c.id: c.title for c in CATEGORIES}
+    titles = {c.id: c.title for c in catalog.category_list}
     entries: Sequence[Entry] = sorted(
         catalog.entries, key=lambda e: (e.last_reviewed, e.id), reverse=True
     )
@@ -211,7 +210,7 @@ def atom_feed(catalog: Catalog, site_url: str) -> str:
         el(item, "link", rel="alternate", type="text/html", href=url)
         el(item, "updated", _stamp(e.last_reviewed))
         el(item, "summary", plain_text(e.summary), type="text")
-        el(item, "category", term=e.category.value, label=titles[e.category])
+        el(item, "category", term=e.category, label=titles[e.category])
         for tag in e.tags:
             el(item, "category", term=tag, scheme=f"{site_url}tags/")
     ET.indent(feed)

@@ -17,7 +17,6 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from generator.catalog import Catalog
-from generator.model.categories import CATEGORIES
 from generator.model.entry import Entry
 from generator.model.inline import inline_plain
 from generator.model.invisible import show_invisible
@@ -145,7 +144,6 @@ class Renderer:
             root=root,
             md=md,
             md_inline=md_inline,
-            categories=CATEGORIES,
             page_url=self.site_url + page_path if self.site_url else "",
             **context,
         )
@@ -156,7 +154,12 @@ class Renderer:
     def entry(self, entry: Entry, catalog: Catalog) -> RenderedPage:
         faq_ids = unique_slugs([inline_plain(item.q) for item in entry.faq], "faq-")
         structured = (
-            [script_json(d) for d in entry_structured_data(entry, self.site_url, faq_ids)]
+            [
+                script_json(d)
+                for d in entry_structured_data(
+                    entry, self.site_url, faq_ids, catalog.category(entry.category).title
+                )
+            ]
             if self.site_url
             else []
         )
@@ -221,7 +224,7 @@ class Renderer:
         for category, _count in catalog.categories():
             add(
                 "category.html.j2",
-                category_uri(category.id.value),
+                category_uri(category.id),
                 category.title,
                 category.blurb,
                 category=category,

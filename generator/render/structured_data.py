@@ -15,7 +15,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from generator.model.categories import CATEGORIES
+from generator.model.categories import CATEGORY_BY_ID
 from generator.model.entry import Entry
 from generator.model.inline import inline_plain
 from generator.render.markdown import plain_text, render_markdown
@@ -39,12 +39,13 @@ def _headline(title: str) -> str:
 
 
 def entry_structured_data(
-    entry: Entry, site_url: str, faq_ids: Sequence[str]
+    entry: Entry, site_url: str, faq_ids: Sequence[str], section: str | None = None
 ) -> list[dict[str, Any]]:
     """The TechArticle and the FAQPage of one entry; `faq_ids` are the questions' anchors."""
     page_url = f"{site_url}failures/{entry.id}/"
     publisher = {"@type": "Organization", "name": SITE_NAME, "url": site_url}
-    category = next(c.title for c in CATEGORIES if c.id == entry.category)
+    # The category's title; `section` names one that a private catalog declares.
+    category = section or CATEGORY_BY_ID[entry.category].title
     article = {
         "@context": "https://schema.org",
         "@type": "TechArticle",

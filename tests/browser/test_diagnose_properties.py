@@ -16,7 +16,7 @@ import json
 import shutil
 import subprocess
 from collections.abc import Iterator
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from generator.diagnose import scan
 from generator.diagnose.engine import LogBytes, diagnose_logs
-from generator.diagnose.index import SignatureIndex, build_index
+from generator.diagnose.index import SignatureIndex, build_index, index_data
 from generator.diagnose.lineinfo import rank_from_path, read_line
 from generator.diagnose.pattern import Matcher, PatternError
 from generator.model.entry import Entry
@@ -85,7 +85,7 @@ def real_entries() -> list[Entry]:
 ENTRIES = real_entries()
 INDEX_DATA = build_index(ENTRIES)
 INDEX = SignatureIndex(INDEX_DATA)
-INDEX_JSON = INDEX_DATA.model_dump(mode="json")
+INDEX_JSON = index_data(INDEX_DATA)
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # --- patterns and lines ------------------------------------------------------------------------
@@ -315,7 +315,7 @@ def raw_logs(draw: st.DrawFn) -> bytes:
 
 
 def python_run(logs: list[tuple[str, bytes]], chunk: int, cap: int) -> dict[str, Any]:
-    index = SignatureIndex(INDEX_DATA.model_copy(update={"max_line_bytes": cap}))
+    index = SignatureIndex(replace(INDEX_DATA, max_line_bytes=cap))
     saved = scan.CHUNK_BYTES
     scan.CHUNK_BYTES = chunk
     try:

@@ -67,7 +67,7 @@ def test_the_index_lists_every_entry_and_matches_its_schema(
         assert row == {
             "id": entry.id,
             "title": entry.title,
-            "category": entry.category.value,
+            "category": entry.category,
             "tags": list(entry.tags),
             "severity": entry.severity.value,
             "codes": entry.codes.model_dump(mode="json"),

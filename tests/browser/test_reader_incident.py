@@ -174,6 +174,6 @@ def test_list_pages_show_a_severity_badge_for_every_entry(
         ".tw-entry-list li",
         "items => items.map(i => i.querySelector('.tw-sev').textContent)",
     )
-    expected = [e for e in catalog.entries if e.category.value == "gpu-hardware"]
+    expected = [e for e in catalog.entries if e.category == "gpu-hardware"]
     assert sorted(items) == sorted(f"Severity: {e.severity.value}" for e in expected)
     assert page.errors == []

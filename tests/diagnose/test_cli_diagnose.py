@@ -100,10 +100,18 @@ def logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 INDEX = "../signatures.json"
 
 
+def report_of(out: str) -> Any:
+    """The JSON report without its first key, the catalog version, which must be the index's."""
+    report = json.loads(out)
+    assert next(iter(report)) == "catalog"
+    assert report.pop("catalog") == index().data.catalog
+    return report
+
+
 def diagnose_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any, str]:
     code = main(["diagnose", "--index", INDEX, "--json", *args])
     out, err = capsys.readouterr()
-    return code, json.loads(out), err
+    return code, report_of(out), err
 
 
 GOLDEN: dict[str, dict[str, Any]] = {
@@ -451,7 +459,7 @@ def test_nothing_found_is_said_plainly_and_exits_zero(
         "",
     )
     assert main(["diagnose", "--index", INDEX, "--json", "healthy.log"]) == 0
-    assert json.loads(capsys.readouterr().out) == NOTHING
+    assert report_of(capsys.readouterr().out) == NOTHING
 
 
 def test_fail_on_match_exits_one_when_a_known_failure_is_found(
@@ -473,7 +481,7 @@ def test_the_catalog_is_compiled_from_entries_by_default(
     monkeypatch.chdir(tmp_path)
     assert main(["diagnose", "--json", "storm"]) == 0
     out, err = capsys.readouterr()
-    assert json.loads(out) == STORM
+    assert report_of(out) == STORM
     assert err == (
         "trainwreck: note: 1 entry file(s) in entries do not load and were left out; "
         "`trainwreck validate` says why\n"

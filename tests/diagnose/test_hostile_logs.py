@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from generator.bundled import INDEX_FILE
+
 REPO = Path(__file__).resolve().parents[2]
 OOM = (
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 5 has a "
@@ -50,6 +52,9 @@ def diagnose(*args: str, stdin: bytes | None = None) -> tuple[int, dict[str, obj
     assert "Traceback" not in err, err
     rss_kib = int(re.findall(r"MAXRSS (\d+)", err)[-1])
     out = json.loads(proc.stdout) if proc.stdout.strip() else {}
+    if out:
+        # entries/ compiled here is the catalog the package bundles, so their versions agree.
+        assert out.pop("catalog") == json.loads(INDEX_FILE.read_text())["catalog"]
     return proc.returncode, out, err, rss_kib // 1024
 
 

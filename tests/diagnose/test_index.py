@@ -26,6 +26,8 @@ def test_index_holds_entries_and_signatures_in_a_fixed_order() -> None:
     data = json.loads(index_json(build_index(entries((WATCHDOG, ECC)))))
     assert data == {
         "version": 1,
+        # The newest last_reviewed, and a digest of the entries and signatures below.
+        "catalog": "2026-11-29.c5038b786a",
         "max_line_bytes": 65536,
         "entries": {
             "cuda-ecc-uncorrectable": {
@@ -99,6 +101,15 @@ def test_the_index_loads_back_and_groups_signatures_by_anchor() -> None:
 
 
 GOOD = index_json(build_index(entries((ECC,))))
+
+
+def test_the_catalog_version_follows_the_content() -> None:
+    both = build_index(entries((WATCHDOG, ECC)))
+    assert build_index(entries((ECC, WATCHDOG))).catalog == both.catalog
+    one = build_index(entries((ECC,)))
+    assert one.catalog is not None
+    assert both.catalog is not None
+    assert one.catalog.split(".")[1] != both.catalog.split(".")[1]
 
 
 @pytest.mark.parametrize(

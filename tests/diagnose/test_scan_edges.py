@@ -9,6 +9,7 @@ file, and colour codes are removed from those.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 
 import pytest
@@ -22,7 +23,7 @@ from generator.diagnose.scan import LineMatch, Scanner, ScanStats
 
 INDEX = index()
 ECC = "RuntimeError: CUDA error: uncorrectable ECC error encountered"
-SMALL = SignatureIndex(INDEX.data.model_copy(update={"max_line_bytes": 256}))
+SMALL = SignatureIndex(dataclasses.replace(INDEX.data, max_line_bytes=256))
 
 
 def run(
