@@ -22,7 +22,9 @@ class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class _Entry(_Model):
+# Named as index.py names the records they check: the name shows in messages
+# ("an instance of IndexSignature").
+class IndexEntry(_Model):
     title: str
     category: str
     severity: str
@@ -33,7 +35,7 @@ class _Entry(_Model):
     refines: str | None = None
 
 
-class _Signature(_Model):
+class IndexSignature(_Model):
     entry: str
     pattern: str
     role: Literal["defining", "context", "harmless"]
@@ -84,5 +86,5 @@ def check_shape(data: dict[str, Any]) -> None:
             raise IndexFormatError(
                 f"{name}: {len(items):,} items, more than the {cap:,} an index may hold"
             )
-    _each(_Entry, shape.entries.items(), "entries")
-    _each(_Signature, enumerate(shape.signatures), "signatures")
+    _each(IndexEntry, shape.entries.items(), "entries")
+    _each(IndexSignature, enumerate(shape.signatures), "signatures")
