@@ -257,11 +257,14 @@ def _signature_index(args: argparse.Namespace) -> tuple[SignatureIndex, list[str
         load_index,
         merge_indexes,
     )
-    from generator.loading.discovery import Refused, read_regular
 
     if args.public and not args.entries:
         raise _Usage("--public adds the public catalog to your own: name them with --entries DIR")
     if args.index is not None:
+        # Here, not above: discovery imports the validator, which a start with the bundled
+        # index must not pay for (tests/test_bundled_index.py).
+        from generator.loading.discovery import Refused, read_regular
+
         try:
             # A regular file only, read up to the cap: never a FIFO or /dev/zero.
             raw = read_regular(Path(args.index), None, MAX_INDEX_BYTES)

@@ -4,6 +4,7 @@ standard output; with standard output closed nothing is run, since no result cou
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -82,9 +83,10 @@ def test_diagnose_with_stdin_closed(work: Path) -> None:
     assert sh(work, "diagnose rank3.log", "<&-") == (0, report, "")
     code, out, err = sh(work, "diagnose --json -", "<&-")
     assert (code, err) == (2, "trainwreck: <stdin>: standard input is closed\n")
+    catalog = json.loads((work / "signatures.json").read_text())["catalog"]
     assert out == (
-        '{\n  "findings": [],\n  "first_failed_rank": null,\n  "unrecognized": [],\n'
-        '  "launcher": []\n}\n'
+        f'{{\n  "catalog": "{catalog}",\n  "findings": [],\n  "first_failed_rank": null,\n'
+        '  "unrecognized": [],\n  "launcher": []\n}\n'
     )
 
 

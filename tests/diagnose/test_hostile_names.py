@@ -86,9 +86,16 @@ def test_error_messages_show_the_name(work: Path, capsys: pytest.CaptureFixture[
     code, out, err = run(capsys, "--index", "signatures.json", "--json", NAME, "nope\x1b[2J")
     assert (code, out, err) == (2, "", "trainwreck: nope[U+001B][2J: no such file or directory\n")
     code, out, err = run(capsys, "--index", "signatures.json", "--json", NAME)
+    catalog = json.loads((work / "signatures.json").read_text())["catalog"]
     assert (code, json.loads(out)) == (
         2,
-        {"findings": [], "first_failed_rank": None, "unrecognized": [], "launcher": []},
+        {
+            "catalog": catalog,
+            "findings": [],
+            "first_failed_rank": None,
+            "unrecognized": [],
+            "launcher": [],
+        },
     )
     assert err == f"trainwreck: {SHOWN}: does not look like a text log (binary data)\n"
 
