@@ -489,9 +489,12 @@ class Scanner:
         )
         info, rest = read_line_body(text)
         body = evidence.body_of(rest)
-        launch = read_launch(body)
-        kind = evidence.classify(body, launch is not None and launch.signal is not None)
+        launch: LaunchReport | None = None
+        kind: Kind | None = None
         extra = bool(anchors) and max(anchors) >= first_extra
+        if extra or not anchors:  # a line with no anchor is a traceback's end
+            launch = read_launch(body)
+            kind = evidence.classify(body, launch is not None and launch.signal is not None)
         supporting = bool(numbers) and all(signatures[n].role == "context" for n in numbers)
         return _Line(tuple(numbers), extra, unwrap(text).text, info, launch, kind, supporting)
 
