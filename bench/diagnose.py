@@ -16,6 +16,13 @@ the fastest run counts. Peak RSS is each child's own high-water mark (VmHWM in /
 diagnosis is also run on an eighth of the log to show that its memory does not grow with the
 log. Prints throughput, the ratio, peak RSS, and checks that the diagnosis names the injected
 root cause and rank. Targets (issue 3): ratio >= 0.25, peak RSS < 200 MB.
+
+Then storms (issue 15), each against a few-match log of the same size cut from the synthetic
+log above, in the same session: a million identical OOM lines (130 MB), 20,000 lines from 1,000
+interleaved rank prefixes, and a watchdog storm in which 1,000 ranks each print the watchdog
+line with their own time and rank (so no two lines are alike). Prints each one's time against
+its baseline's (target <= 2x), and the peak RSS of 8,000 ranks of one 64 KiB OOM line each
+(512 MB; target < 200 MB). `--no-storms` skips them; `--storms-only` skips the grep race.
 """
 
 from __future__ import annotations
@@ -224,6 +231,103 @@ def measure(cmd: list[str], out: Path) -> tuple[float, int, int]:
     return elapsed, peak, child.returncode
 
 
+OOM_LINE = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 5 has a "
+    "total capacity of 79.15 GiB of which 12.33 GiB is free."
+)
+WATCHDOG_LINE = (
+    "[rank{r}]:[E626 06:{m:02d}:{s:02d}.{us:06d}000 ProcessGroupNCCL.cpp:616] [Rank {r}] "
+    "Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, "
+    "NumelIn={n}, NumelOut={n}, Timeout(ms)=600000) ran for {ms} milliseconds before timing out."
+)
+
+
+def storm_logs(work: Path, rng: random.Random) -> list[tuple[str, Path]]:
+    """The storms of issue 15, each written to `work`."""
+    storms = []
+    path = work / "storm-oom.log"
+    path.write_bytes((OOM_LINE + "\n").encode() * 1_000_000)
+    storms.append(("1,000,000 identical OOM lines", path))
+    path = work / "storm-interleaved.log"
+    path.write_bytes("".join(f"[rank{i % 1000}]: {OOM_LINE}\n" for i in range(20_000)).encode())
+    storms.append(("20,000 lines, 1,000 interleaved ranks", path))
+    path = work / "storm-watchdog.log"
+    with path.open("w") as out:
+        for i in range(200_000):
+            t = i * 0.003
+            out.write(
+                WATCHDOG_LINE.format(
+                    r=i % 1000,
+                    m=int(t // 60) % 60,
+                    s=int(t) % 60,
+                    us=rng.randrange(10**6),
+                    seq=46 + i // 1000,
+                    n=rng.randrange(1, 10**6),
+                    ms=600000 + rng.randrange(100),
+                )
+                + "\n"
+            )
+    storms.append(("200,000 watchdog lines, 1,000 ranks, all different", path))
+    return storms
+
+
+def baseline_of(log: Path, size: int, out: Path) -> Path:
+    """The first `size` bytes of the few-match log, cut at a line break (repeated if short)."""
+    with log.open("rb") as src, out.open("wb") as dst:
+        written = 0
+        while written < size:
+            chunk = src.read(min(size - written, 16 << 20))
+            if not chunk:
+                src.seek(0)
+                continue
+            if written + len(chunk) >= size:
+                chunk = chunk[: chunk.rfind(b"\n") + 1] or chunk
+            dst.write(chunk)
+            written += len(chunk)
+    return out
+
+
+def run_storms(ours: list[str], log: Path, work: Path, repeat: int, seed: int) -> bool:
+    """Each storm against a few-match log of its size; and the 8,000 wide lines' peak RSS."""
+    ok = True
+    print("storms         time against a few-match log of the same size (target <= 2x)")
+    for name, path in storm_logs(work, random.Random(seed)):
+        size = path.stat().st_size
+        base = baseline_of(log, size, work / "storm-baseline.log")
+        best = {path: float("inf"), base: float("inf")}
+        for _ in range(repeat):
+            for target in (base, path):
+                t, _, code = measure([*ours, str(target)], work / "storm.json")
+                if code != 0:
+                    sys.exit(f"bench: trainwreck diagnose exited {code} on {target}")
+                best[target] = min(best[target], t)
+        ratio = best[path] / best[base]
+        ok = ok and ratio <= 2
+        print(
+            f"  {name:<52} {size / 1e6:6.1f} MB  {best[path]:6.2f} s vs {best[base]:5.2f} s  "
+            f"{ratio:4.2f}x  ({'met' if ratio <= 2 else 'MISSED'})"
+        )
+        path.unlink()
+    wide = work / "storm-wide.log"
+    with wide.open("w") as out:
+        for rank in range(8000):
+            head = f"[rank{rank}]: {OOM_LINE} "
+            out.write(head + "x" * ((1 << 16) - len(head) - 1) + "\n")
+    _, rss, code = measure([*ours, str(wide)], work / "storm.json")
+    report = json.loads((work / "storm.json").read_text())
+    right = code == 0 and [(f["id"], f["count"]) for f in report["findings"]] == [
+        ("cuda-out-of-memory", 8000)
+    ]
+    ok = ok and right and rss < 200e6
+    print(
+        f"  8,000 ranks x one 64 KiB OOM line ({wide.stat().st_size / 1e6:.0f} MB): peak RSS "
+        f"{rss / 1e6:.1f} MB ({'under' if rss < 200e6 else 'OVER'} 200 MB), diagnosis "
+        f"{'correct' if right else 'WRONG'}"
+    )
+    wide.unlink()
+    return ok
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=int, default=1024, help="log size (default 1024)")
@@ -232,6 +336,8 @@ def main() -> int:
     parser.add_argument("--index", help="a compiled signatures.json instead of --entries")
     parser.add_argument("--workdir", help="where to write the log (default: a temp folder)")
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--no-storms", action="store_true", help="skip the storms (issue 15)")
+    parser.add_argument("--storms-only", action="store_true", help="skip the race with grep")
     args = parser.parse_args()
     if shutil.which("grep") is None:
         sys.exit("bench: GNU grep is needed for the baseline")
@@ -253,6 +359,11 @@ def main() -> int:
     grep = ["grep", "-c", "-F", "-f", str(work / "anchors.txt"), str(log)]
     ours = [sys.executable, "-m", "generator.cli", "diagnose", "--json", "--no-progress"]
     ours += ["--index", str(work / "signatures.json")]
+    if args.storms_only:
+        ok = run_storms(ours, log, work, args.repeat, args.seed)
+        if not args.workdir:
+            shutil.rmtree(work)
+        return 0 if ok else 1
     g_best = d_best = float("inf")
     g_rss = d_rss = 0
     for _ in range(args.repeat):
@@ -287,9 +398,10 @@ def main() -> int:
         f"diagnosis      {top.get('id')} first on rank {report['first_failed_rank']} "
         f"(injected: {expect['root']} on rank {expect['rank']}): {'correct' if ok else 'WRONG'}"
     )
+    storms_ok = args.no_storms or run_storms(ours, log, work, args.repeat, args.seed)
     if not args.workdir:
         shutil.rmtree(work)
-    return 0 if ok and ratio >= 0.25 and d_rss < 200e6 else 1
+    return 0 if ok and storms_ok and ratio >= 0.25 and d_rss < 200e6 else 1
 
 
 if __name__ == "__main__":

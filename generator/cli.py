@@ -328,6 +328,7 @@ def _diagnose(args: argparse.Namespace) -> int:
         json_report,
         markdown_report,
         stats_notes,
+        text_notes,
     )
     from generator.diagnose.scan import (
         LogReadError,
@@ -380,6 +381,7 @@ def _diagnose(args: argparse.Namespace) -> int:
     if stats.files == 0 and not errors:
         errors.append(ScanProblem(" ".join(args.paths), "no text logs to diagnose", "read"))
     notes += stats_notes(stats, index.max_line_bytes)
+    notes += text_notes(diagnosis)
     base_url = (
         args.base_url if args.base_url is not None else os.environ.get("TRAINWRECK_SITE_URL", "")
     )

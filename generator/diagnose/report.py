@@ -30,7 +30,7 @@ from urllib.parse import quote
 from generator.diagnose.index import IndexEntry
 from generator.diagnose.launcher import SIGNALS
 from generator.diagnose.scan import ScanStats
-from generator.diagnose.triage import UNRECOGNIZED, Diagnosis, Finding, Hit, Witness
+from generator.diagnose.triage import TEXT_CHARS, UNRECOGNIZED, Diagnosis, Finding, Hit, Witness
 from generator.model.invisible import printable
 
 if TYPE_CHECKING:
@@ -41,13 +41,18 @@ SHOWN_CHARS = 400
 _CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
 
+def _text(hit: Hit) -> str:
+    """A kept line's text; one cut to its first TEXT_CHARS characters ends in `…`."""
+    return hit.text + "\u2026" if hit.cut else hit.text
+
+
 def _place(hit: Hit) -> dict[str, Any]:
     return {
         "file": hit.file,
         "line": hit.line,
         "rank": hit.rank,
         "time": hit.time.text if hit.time else None,
-        "text": hit.text,
+        "text": _text(hit),
     }
 
 
@@ -72,7 +77,7 @@ def to_json(diagnosis: Diagnosis) -> dict[str, Any]:
                     "line": f.first.line,
                     "rank": f.first.rank,
                     "time": f.first.time.text if f.first.time else None,
-                    "text": f.first.text,
+                    "text": _text(f.first),
                 },
             }
             for f in diagnosis.findings
@@ -181,6 +186,23 @@ def stats_notes(stats: ScanStats, max_line_bytes: int) -> list[str]:
         f"{_plural(stats.long_lines, 'line')} longer than {max_line_bytes:,} bytes "
         f"matched on their first {max_line_bytes:,} bytes "
         f"({_plural(stats.skipped_bytes, 'byte')} not matched)"
+    ]
+
+
+def text_notes(diagnosis: Diagnosis) -> list[str]:
+    """What the report says of the lines it shows cut (see triage.TEXT_CHARS)."""
+    hits = [f.first for f in diagnosis.findings]
+    hits += [u.hit for u in diagnosis.unrecognized]
+    hits += [w.hit for w in diagnosis.witnesses]
+    cut = {id(h): h for h in hits if h.cut}
+    if not cut:
+        return []
+    n = len(cut)
+    return [
+        f"{_plural(n, 'reported line')} {'is' if n == 1 else 'are'} longer than "
+        f"{TEXT_CHARS:,} characters; the report keeps the first {TEXT_CHARS:,} of "
+        f"{'it' if n == 1 else 'each'} ({_plural(sum(h.cut for h in cut.values()), 'character')}"
+        " left off; in the JSON such a text ends in …)"
     ]
 
 

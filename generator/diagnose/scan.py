@@ -27,6 +27,8 @@ launcher's failure summary (`exitcode  : -11 (pid: ...)`) takes its rank from th
 
 from __future__ import annotations
 
+import bisect
+import operator
 import re
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, replace
@@ -36,7 +38,13 @@ from generator.diagnose import evidence, launcher
 from generator.diagnose.evidence import Kind
 from generator.diagnose.index import SignatureIndex
 from generator.diagnose.launcher import LaunchReport, read_launch
-from generator.diagnose.lineinfo import HEAD_CHARS, Timestamp, read_line, read_line_body
+from generator.diagnose.lineinfo import (
+    HEAD_CHARS,
+    LineInfo,
+    Timestamp,
+    read_line,
+    read_line_body,
+)
 from generator.diagnose.paste import unwrap
 from generator.diagnose.prefilter import Prefilter, make_prefilter
 
@@ -47,14 +55,53 @@ BINARY_SAMPLE = 8192
 BINARY_RATIO = 0.3
 TRACEBACK_LINES = 400  # a traceback's final line is looked for this far after its first
 SUMMARY_BYTES = 2048  # a summary field takes the rank of a `rank :` line this close before it
+CACHED_LINES = 4096  # distinct lines whose reading is kept (Scanner._lines), at most
+CACHED_LINE_BYTES = 1024  # and only lines this short, so the cache stays under 5 MB
+CACHED_HEADS = 1 << 16  # lines a block's look-backs keep (_FileState.heads), at most
 # The literals the scanner looks for besides the signatures' anchors, in a fixed order.
 EXTRA_ANCHORS: tuple[str, ...] = tuple(dict.fromkeys((*launcher.ANCHORS, *evidence.ANCHORS)))
 
+_BY_END = operator.itemgetter(1)
 _CSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 # Control bytes that text logs do not contain (TAB, LF, VT, FF, CR, BS and ESC are allowed).
 _ODD_CONTROLS = bytes(b for b in range(32) if b not in b"\t\n\x0b\x0c\r\x08\x1b") + b"\x7f"
 
 Read = Callable[[int], bytes]
+
+
+def _repeats(block: bytes, start: int, end: int, exceptions: set[int]) -> tuple[int, int]:
+    """How many times the line at `start` (ending at `end`, before its LF or CRLF) stands in a
+    row, this one included, and its size with its break.
+
+    Such lines, in one stream with nothing between, read alike: the same signatures, rank and
+    evidence, and the same time and host, since each inherits what it lacks from the one before
+    (Scanner._look_back stops at the stream's last match). A traceback's final line
+    (`exceptions`) is never folded into the lines before it."""
+    brk = block[end : end + 2]
+    if brk[:1] == b"\n":
+        unit = block[start : end + 1]
+    elif brk == b"\r\n":
+        unit = block[start : end + 2]
+    else:
+        return 1, 0
+    size = len(unit)
+    pos = start + size
+    if not block.startswith(unit, pos):
+        return 1, size
+    # Doubling, then halving: the run is compared in C, a few times over, never line by line.
+    more, step = 1, 1  # copies after the first one, known to follow
+    while block.startswith(unit * step, pos + more * size):
+        more += step
+        step *= 2
+    while step > 1:
+        step //= 2
+        if block.startswith(unit * step, pos + more * size):
+            more += step
+    run_end = start + (more + 1) * size
+    for e in exceptions:
+        if start < e < run_end:
+            more = min(more, (e - start) // size - 1)
+    return more + 1, size
 
 
 class LogReadError(Exception):
@@ -78,6 +125,7 @@ class LineMatch:
     evidence: Kind | None = None  # the line states an error (evidence.py)
     launch: LaunchReport | None = None  # a launcher's report on a rank (launcher.py)
     rank_from_launcher: bool = False  # the rank is the one a launcher line names
+    repeat: int = 1  # the line, unchanged, stands this many times in a row (from `line` on)
 
 
 @dataclass
@@ -191,6 +239,19 @@ class _Memo:
     host: str | None
 
 
+@dataclass(frozen=True)
+class _Line:
+    """What one line says by itself (Scanner._read); lines are many, their texts few."""
+
+    numbers: tuple[int, ...]  # the signatures that match it
+    extra: bool  # it holds a launcher or evidence literal
+    text: str  # without a paste's wrappers
+    info: LineInfo
+    launch: LaunchReport | None
+    kind: Kind | None  # the evidence it is by its own text (a traceback's end aside)
+    supporting: bool  # only context signatures match it
+
+
 @dataclass
 class _FileState:
     name: str
@@ -203,6 +264,9 @@ class _FileState:
     # The last summary `rank :` line of a launcher: (offset, rank, inside Root Cause).
     summary: tuple[int, int, bool] | None = None
     root_next: bool = False  # a Root Cause header was read; its rank line is next
+    # Lines the look-backs of the current block read: stream place after the line's break ->
+    # (place of its start, what it says, or None for an empty line).
+    heads: dict[int, tuple[int, LineInfo | None]] = field(default_factory=dict)
 
 
 def scan_literals(index: SignatureIndex) -> tuple[bytes, ...]:
@@ -219,6 +283,8 @@ class Scanner:
         self._traceback_anchor = self._first_extra + EXTRA_ANCHORS.index(evidence.TRACEBACK)
         self.prefilter = prefilter or make_prefilter(scan_literals(index))
         self._anchor_len = tuple(len(a) for a in (*index.anchors, *extra))
+        # Lines by their bytes: a storm repeats the same few lines, each read once.
+        self._lines: dict[bytes, _Line] = {}
 
     def scan(
         self,
@@ -306,36 +372,82 @@ class Scanner:
         if b"\x1b" in block:
             block = _CSI.sub(b"", block)
         found = self.prefilter.scan(block)
+        found.sort(key=_BY_END)
+        anchor_len = self._anchor_len
+        tb = self._traceback_anchor
+        tracebacks: dict[int, set[int]] = {}
+        for end in [end for anchor, end in found if anchor == tb]:
+            start = _line_start(block, end - anchor_len[tb], 0, has_cr)
+            tracebacks.setdefault(start, set()).add(tb)
+        exceptions = self._exception_lines(block, tracebacks, state, has_cr)
+        # An anchor never holds a line break, so anchors in end order come line by line: a
+        # line's start and end are looked for once, not once per anchor on it. A line that
+        # stands many times in a row (a storm) is looked at once, with how often it stands.
         starts: dict[int, set[int]] = {}
-        for anchor, end in found:
-            start = _line_start(block, end - self._anchor_len[anchor], 0, has_cr)
-            starts.setdefault(start, set()).add(anchor)
-        exceptions = self._exception_lines(block, starts, state, has_cr)
+        runs: dict[int, tuple[int, int]] = {}
+        ends: list[int] | None = None
+        i, n = 0, len(found)
+        while i < n:
+            anchor, end = found[i]
+            start = _line_start(block, end - anchor_len[anchor], 0, has_cr)
+            stop = _line_end(block, start, has_cr)
+            anchors = starts.setdefault(start, set())
+            while i < n and found[i][1] <= stop:
+                anchors.add(found[i][0])
+                i += 1
+            if stop - start <= CACHED_LINE_BYTES:
+                repeat, size = _repeats(block, start, stop, exceptions)
+                if repeat > 1:
+                    runs[start] = (repeat, size)
+                    if ends is None:
+                        ends = [end for _, end in found]
+                    i = bisect.bisect_right(ends, start + repeat * size - 1, i)
+        for start in exceptions:
+            starts.setdefault(start, set())
         if starts:
-            first_extra = self._first_extra
-            by_anchor = self.index.by_anchor
-            signatures = self.index.signatures
+            state.heads = {}
+            tail_cr = has_cr or b"\r" in state.prev_tail
             counted_to, line = 0, line_base
             for start in sorted(starts):
                 line += block.count(b"\n", counted_to, start)
                 counted_to = start
                 end = min(_line_end(block, start, has_cr), start + cap)
-                text = block[start:end].decode("utf-8", "replace")
-                anchors = starts[start]
-                numbers = sorted(
-                    n
-                    for anchor in anchors
-                    if anchor < first_extra
-                    for n in by_anchor[anchor]
-                    if signatures[n].matcher.search(text)
-                )
-                extra = start in exceptions or max(anchors) >= first_extra
-                if numbers or extra:
-                    match = self._match(
-                        block, start, offset_base, line, text, numbers, state, extra, exceptions
-                    )
-                    if match is not None:
-                        yield match
+                raw = block[start:end]
+                read = self._lines.get(raw)
+                if read is None:
+                    read = self._read(raw, starts[start])
+                    if len(raw) <= CACHED_LINE_BYTES:
+                        if len(self._lines) >= CACHED_LINES:
+                            self._lines.clear()
+                        self._lines[raw] = read
+                if not (read.numbers or read.extra or start in exceptions):
+                    continue
+                repeat, size = runs.get(start, (1, 0))
+                if repeat > 1 and read.launch is not None:
+                    # A launcher's line carries its summary's state from line to line.
+                    for j in range(repeat):
+                        match = self._match(
+                            block, start + j * size, offset_base, line + j, read, state,
+                            exceptions, tail_cr,
+                        )  # fmt: skip
+                        if match is not None:
+                            yield match
+                elif (match := self._match(
+                    block, start, offset_base, line, read, state, exceptions, tail_cr
+                )) is not None:  # fmt: skip
+                    if repeat > 1:
+                        # One match stands for them all: each would read as the first does
+                        # (see _repeats), and inherits the same time and host.
+                        if match.stream in state.memos and state.memos[match.stream].offset == (
+                            offset_base + start
+                        ):
+                            last = offset_base + start + (repeat - 1) * size
+                            state.memos[match.stream] = _Memo(last, match.time, match.host)
+                        match = replace(match, repeat=repeat)
+                    yield match
+                if repeat > 1:
+                    line += repeat - 1
+                    counted_to = start + (repeat - 1) * size
         # The last LOOKBACK_BYTES before the next block, however small the blocks are.
         joined = state.prev_tail + block if len(block) < LOOKBACK_BYTES else block
         state.prev_tail = joined[-LOOKBACK_BYTES:]
@@ -344,8 +456,9 @@ class Scanner:
     def _exception_lines(
         self, block: bytes, starts: dict[int, set[int]], state: _FileState, has_cr: bool
     ) -> set[int]:
-        """The starts of the final lines of the tracebacks this block holds or continues,
-        added to `starts`: each is read once, in order, like any other candidate line."""
+        """The starts of the final lines of the tracebacks this block holds or continues (from
+        the `Traceback` lines in `starts`): each is read once, in order, like any other
+        candidate line."""
         found: set[int] = set()
         walks: list[tuple[int, int | None, int]] = [
             (0, stream, left) for stream, left in state.tracebacks.items()
@@ -387,51 +500,77 @@ class Scanner:
                 waiting.add(stream)
         return found
 
+    def _read(self, raw: bytes, anchors: set[int]) -> _Line:
+        """What a line says by itself, whatever its place: a pure function of its bytes."""
+        text = raw.decode("utf-8", "replace")
+        first_extra = self._first_extra
+        by_anchor = self.index.by_anchor
+        signatures = self.index.signatures
+        numbers = sorted(
+            n
+            for anchor in anchors
+            if anchor < first_extra
+            for n in by_anchor[anchor]
+            if signatures[n].matcher.search(text)
+        )
+        info, rest = read_line_body(text)
+        body = evidence.body_of(rest)
+        launch: LaunchReport | None = None
+        kind: Kind | None = None
+        extra = bool(anchors) and max(anchors) >= first_extra
+        if extra or not anchors:  # a line with no anchor is a traceback's end
+            launch = read_launch(body)
+            kind = evidence.classify(body, launch is not None and launch.signal is not None)
+        supporting = bool(numbers) and all(signatures[n].role == "context" for n in numbers)
+        return _Line(tuple(numbers), extra, unwrap(text).text, info, launch, kind, supporting)
+
     def _match(
         self,
         block: bytes,
         start: int,
         offset_base: int,
         line: int,
-        text: str,
-        numbers: list[int],
+        read: _Line,
         state: _FileState,
-        extra: bool = False,
         exceptions: set[int] | frozenset[int] = frozenset(),
+        tail_cr: bool = True,
     ) -> LineMatch | None:
-        info, rest = read_line_body(text)
+        info = read.info
         kind: Kind | None = None
         launch: LaunchReport | None = None
         launch_rank: int | None = None
-        if extra:
-            body = evidence.body_of(rest)
-            launch = read_launch(body)
+        if read.extra or start in exceptions:
+            launch = read.launch
             offset = offset_base + start
             if launch is not None:
                 launch_rank = self._summary_rank(launch, offset, state)
                 if launch.summary in ("rank", "field") and launch_rank is not None:
                     root = state.summary is not None and state.summary[2]
                     launch = replace(launch, rank=launch_rank, root=root)
-            if start in exceptions:
-                kind = "python-exception"
-            else:
-                signal = launch is not None and launch.signal is not None
-                kind = evidence.classify(body, signal)
+            kind = "python-exception" if start in exceptions else read.kind
             if launch is not None and launch.summary in ("root-header", "other-header"):
                 launch = None
-            if not numbers and kind is None and (launch is None or not launch.failed):
+            if not read.numbers and kind is None and (launch is None or not launch.failed):
                 return None
         stream = info.prefix_rank
         time, host = info.time, info.host
         memo = state.memos.get(stream)
-        if time is None or host is None:
-            found_time, found_host = self._look_back(block, start, offset_base, stream, state)
+        if read.supporting and kind is None and launch is None:
+            # A line that only supports a finding is counted, never reported: no time or host
+            # is looked for, and it is no stream's last match (healthy runs print such lines
+            # from every rank, and each would cost a look-back).
+            time = host = None
+        elif time is None or host is None:
+            found_time, found_host = self._look_back(
+                block, start, offset_base, stream, state, tail_cr
+            )
             time = time or found_time
             host = host or found_host
             if host is None and memo is not None:
                 host = memo.host  # a stream's host does not change
         offset = offset_base + start
-        state.memos[stream] = _Memo(offset, time, host)
+        if not read.supporting or kind is not None or launch is not None:
+            state.memos[stream] = _Memo(offset, time, host)
         rank = next(
             (
                 r
@@ -445,8 +584,8 @@ class Scanner:
             state.file_index,
             line,
             offset,
-            unwrap(text).text,
-            tuple(numbers),
+            read.text,
+            read.numbers,
             rank,
             stream,
             time,
@@ -477,9 +616,19 @@ class Scanner:
         return launch.rank
 
     def _look_back(
-        self, block: bytes, start: int, offset_base: int, stream: int | None, state: _FileState
+        self,
+        block: bytes,
+        start: int,
+        offset_base: int,
+        stream: int | None,
+        state: _FileState,
+        has_cr: bool = True,
     ) -> tuple[Timestamp | None, str | None]:
-        """The latest time and host printed before `start` by the same stream, if close."""
+        """The latest time and host printed before `start` by the same stream, if close.
+
+        `has_cr` may be True when the window holds no CR (it only adds a search). The lines
+        walked are kept in `state.heads` by their place in the stream, so the look-backs of a
+        storm of matches read each line once, however many windows it lies in."""
         if start < LOOKBACK_BYTES and state.prev_tail:
             keep = LOOKBACK_BYTES - start
             window = state.prev_tail[-keep:] + block[:start]
@@ -488,22 +637,32 @@ class Scanner:
             window, window_offset = block, offset_base
         pos = start + offset_base - window_offset
         floor = max(0, pos - LOOKBACK_BYTES)
-        has_cr = b"\r" in window[floor:pos]
         memo = state.memos.get(stream)
+        memo_at = memo.offset - window_offset if memo is not None else -1
+        heads = state.heads
         time: Timestamp | None = None
         host: str | None = None
         lines = 0
         while lines < LOOKBACK_LINES and pos > floor:
-            line_start = _line_start(window, pos - 1, floor, has_cr)
-            if memo is not None and window_offset + line_start <= memo.offset:
+            known = heads.get(window_offset + pos)
+            if known is None:
+                line_start = _line_start(window, pos - 1, floor, has_cr)
+                head = window[line_start : min(pos - 1, line_start + HEAD_CHARS)]
+                info = read_line(head.decode("utf-8", "replace")) if head else None
+                whole = line_start > floor or (line_start == 0 and window_offset == 0)
+                if whole and len(heads) < CACHED_HEADS:
+                    # A whole line (not one cut at the window's floor): the same in any window.
+                    heads[window_offset + pos] = (window_offset + line_start, info)
+            else:
+                line_start = known[0] - window_offset
+                info = known[1]
+            if line_start <= memo_at:
                 # Every line since the stream's last match was read: inherit from it.
-                return time or memo.time, host or memo.host
-            head = window[line_start : min(pos - 1, line_start + HEAD_CHARS)]
+                return time or memo.time, host or memo.host  # type: ignore[union-attr]
             pos = line_start
-            if not head:
+            if info is None:
                 continue
             lines += 1
-            info = read_line(head.decode("utf-8", "replace"))
             if info.prefix_rank != stream:
                 continue
             time = time or info.time

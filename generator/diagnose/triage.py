@@ -34,7 +34,9 @@
   NCCL WARN or `error:` line. Weak lines alone (a healthy run's warnings) report nothing.
 
 Memory stays bounded whatever the size of the log: per entry, a count per rank and the first
-matching line of each (file, rank) stream, which within a stream is also the earliest.
+matching line of each (file, rank) stream, which within a stream is also the earliest. A kept
+line keeps its first `TEXT_CHARS` characters (a report prints at most that much of it) and the
+number it left off, which the report states.
 """
 
 from __future__ import annotations
@@ -53,6 +55,9 @@ from generator.diagnose.scan import LineMatch
 Role = Literal["root-cause", "collateral", "not-the-cause"]
 # What a finding made collateral by an unrecognised error names as its cause.
 UNRECOGNIZED = "unrecognized"
+# The characters of a line's text that a kept hit holds: every report prints at most this much
+# (the text and Markdown reports 400), so thousands of ranks of 64 KiB lines stay small.
+TEXT_CHARS = 2048
 
 
 @dataclass(frozen=True)
@@ -64,11 +69,13 @@ class Hit:
     rank: int | None
     time: Timestamp | None
     host: str | None
-    text: str
+    text: str  # the first TEXT_CHARS characters of the line
     rank_from_launcher: bool = False
+    cut: int = 0  # characters of the line left off `text`
 
     @classmethod
     def of(cls, m: LineMatch) -> Hit:
+        text, cut = m.text, len(m.text) - TEXT_CHARS
         return cls(
             m.file,
             m.file_index,
@@ -77,8 +84,9 @@ class Hit:
             m.rank,
             m.time,
             m.host,
-            m.text,
+            text[:TEXT_CHARS] if cut > 0 else text,
             m.rank_from_launcher,
+            max(cut, 0),
         )
 
 
@@ -137,9 +145,10 @@ class Tally:
         hit: Hit | None = None
         if match.evidence is not None or match.launch is not None:
             hit = self._witness(match, roles)
+        repeat = match.repeat
         for entry, found in roles.items():
             if "context" in found:
-                self.context[entry] += 1
+                self.context[entry] += repeat
             if "defining" in found:
                 tallies = self.defining
             elif "harmless" in found:
@@ -147,8 +156,8 @@ class Tally:
             else:
                 continue
             tally = tallies.setdefault(entry, _Tally())
-            tally.count += 1
-            tally.rank_counts[match.rank] += 1
+            tally.count += repeat
+            tally.rank_counts[match.rank] += repeat
             stream = (match.file_index, match.rank)
             if stream not in tally.firsts:
                 hit = hit or Hit.of(match)

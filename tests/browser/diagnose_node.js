@@ -8,7 +8,7 @@
 //   {"op": "readLine", "texts": [..]}                    -> {"infos": [..]}
 //   {"op": "rankFromPath", "paths": [..]}                -> {"ranks": [..]}
 //   {"op": "diagnose", "index": I, "logs": [{"name", "b64" | "text"}], "chunk": n, "textSlice": n}
-//                                                        -> {"json", "stats", "problems"}
+//                                                        -> {"json", "notes", "stats", "problems"}
 //   {"op": "markdown", "index": I, "logs": [..], "baseUrl": U}  -> {"markdown": M}
 //   {"op": "mask", "texts": [..], "hosts": [..]}           -> {"texts": [..]}
 "use strict";
@@ -72,7 +72,8 @@ async function handle(req) {
         } finally {
           E.TEXT_SLICE = savedSlice;
         }
-        return { json: E.toJSON(run.diagnosis), stats: run.stats, problems: run.problems };
+        const notes = E.statsNotes(run.stats, index.maxLineBytes).concat(E.textNotes(run.diagnosis));
+        return { json: E.toJSON(run.diagnosis), notes, stats: run.stats, problems: run.problems };
       } finally {
         E.setChunkBytes(saved);
       }
@@ -81,7 +82,7 @@ async function handle(req) {
       const index = E.compileIndex(req.index);
       const logs = req.logs.map((l) => ({ name: l.name, source: new Uint8Array(Buffer.from(l.b64, "base64")) }));
       const run = await E.diagnose(index, logs);
-      const notes = E.statsNotes(run.stats, index.maxLineBytes);
+      const notes = E.statsNotes(run.stats, index.maxLineBytes).concat(E.textNotes(run.diagnosis));
       return { markdown: E.markdownReport(run.diagnosis, run.stats, req.baseUrl, { hosts: run.hosts, notes }) };
     }
     case "mask": {

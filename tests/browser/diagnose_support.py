@@ -15,7 +15,7 @@ from typing import Any
 
 from generator.diagnose.engine import LogBytes, diagnose_logs
 from generator.diagnose.index import SignatureIndex, load_index
-from generator.diagnose.report import to_json
+from generator.diagnose.report import stats_notes, text_notes, to_json
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -39,6 +39,7 @@ def python_result(index: SignatureIndex, logs: Logs) -> dict[str, Any]:
     s = run.stats
     return {
         "json": to_json(run.diagnosis),
+        "notes": stats_notes(s, index.max_line_bytes) + text_notes(run.diagnosis),
         "stats": {
             "files": s.files,
             "bytes": s.bytes,
@@ -79,7 +80,10 @@ RUN_WORKER = """async ({worker, index, sets}) => {
       logs.push({name, bytes: raw});
     }
     const m = await ask({type: "diagnose", id: i + 1, logs, baseUrl: ""});
-    results.push({json: m.result.json, stats: m.result.stats, problems: m.result.problems});
+    results.push({
+      json: m.result.json, notes: m.result.notes, stats: m.result.stats,
+      problems: m.result.problems,
+    });
   }
   w.terminate();
   return results;

@@ -275,3 +275,64 @@ def test_a_log_of_many_blocks_diagnoses_alike(
     assert brief(got) == brief(expected)
     assert got == expected
     assert expected["stats"]["longLines"] > 0 and len(expected["json"]["findings"]) > 3
+
+
+OOM = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 5 has a "
+    "total capacity of 79.15 GiB of which 12.33 GiB is free."
+)
+
+
+def storm_logs(catalog: Catalog) -> Logs:
+    """Issue 15's inputs, small: ranks of long matching lines (cut at 2,048 characters, one
+    with an astral character across the cut), and storms the Python scanner folds (identical
+    lines in a row, CRLF ones, a repeated torchrun summary, a traceback ending in the line it
+    follows) while the browser reads them line by line."""
+    wide = "".join(
+        f"[rank{r}]: {OOM} " + "x" * (2040 - len(f"[rank{r}]: {OOM} ")) + "\U0001f600" * 20
+        + "y" * 3000 + "\n"
+        for r in range(300)
+    )  # fmt: skip
+    watchdog = next(
+        line
+        for e in catalog.entries
+        if e.id == "nccl-watchdog-timeout"
+        for x in e.examples
+        for line in x.log.splitlines()
+        if "Watchdog caught" in line
+    )
+    body = watchdog.split("]:", 1)[1] if watchdog.startswith("[rank") else watchdog
+    storm = [
+        "[rank3]:[2024-06-26 06:24:41,000] INFO start",
+        "[rank3]: Traceback (most recent call last):",
+        '[rank3]:   File "train.py", line 9, in <module>',
+        f"[rank3]: {OOM}",
+    ]
+    storm += [f"[rank3]: {OOM}"] * 50  # fmt: skip
+    for r in range(16):
+        storm += [f"[rank{r}]:{body}"] * 30
+        storm += [f"[rank{r}]: ValueError: same again\r"] * 3
+    storm += ["  rank      : 2 (local_rank: 2)"] * 3 + ["  exitcode  : -11 (pid: 4242)"] * 4
+    storm += [OOM] * 5000
+    return [("wide.log", wide.encode()), ("storm.log", ("\n".join(storm) + "\n").encode())]
+
+
+def test_storms_and_wide_lines_diagnose_alike(
+    site_dir: tuple[Path, str],
+    page,  # type: ignore[no-untyped-def]
+    catalog: Catalog,
+) -> None:
+    site, url = site_dir
+    index = site_index(site)
+    logs = storm_logs(catalog)
+    expected = python_result(index, logs)
+    (got,) = browser_results(page, url, [logs])
+    assert got == expected
+    findings = expected["json"]["findings"]
+    counts = [(f["id"], f["role"], f["count"]) for f in findings]
+    assert counts[0] == ("cuda-out-of-memory", "root-cause", 300 + 51 + 5000)
+    assert ("nccl-watchdog-timeout", "collateral", 480) in counts
+    assert findings[0]["first"]["text"].endswith("\U0001f600\u2026") and expected["notes"] == [
+        "1 reported line is longer than 2,048 characters; the report keeps the first 2,048 of "
+        "it (3,012 characters left off; in the JSON such a text ends in …)"
+    ]

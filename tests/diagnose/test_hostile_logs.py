@@ -141,3 +141,63 @@ def test_odd_paths(tmp_path: Path, kind: str) -> None:
         writer.wait(timeout=30)
         assert rc == 0
         assert ids(report) == [("cuda-out-of-memory", "root-cause")]
+
+
+def test_8000_ranks_of_64_kib_matching_lines_stay_under_200_mib(tmp_path: Path) -> None:
+    """512 MB of input: each rank's one OOM line, padded to the 64 KiB line cap. A kept line
+    holds its first TEXT_CHARS characters, so memory stays flat; the report says so."""
+    log = tmp_path / "wide.log"
+    pad = "x" * (1 << 16)
+    with log.open("w") as handle:
+        for rank in range(8000):
+            head = f"[rank{rank}]: {OOM.rstrip()} "
+            handle.write(head + pad[: (1 << 16) - len(head) - 1] + "\n")
+    rc, report, err, rss = diagnose(str(log), "--json")
+    first = f"[rank0]: {OOM.rstrip()} "
+    assert (rc, report) == (
+        0,
+        {
+            "findings": [
+                {
+                    "id": "cuda-out-of-memory",
+                    "title": "CUDA out of memory. Tried to allocate ... (torch.OutOfMemoryError)",
+                    "role": "root-cause",
+                    "count": 8000,
+                    "ranks": list(range(8000)),
+                    "first": {
+                        "file": str(log),
+                        "line": 1,
+                        "rank": 0,
+                        "time": None,
+                        "text": (first + pad)[:2048] + "…",
+                    },
+                }
+            ],
+            "first_failed_rank": 0,
+            "unrecognized": [],
+            "launcher": [],
+        },
+    )
+    assert err.splitlines()[:-1] == [
+        "trainwreck: note: 1 reported line is longer than 2,048 characters; the report keeps "
+        "the first 2,048 of it (63,487 characters left off; in the JSON such a text ends in …)"
+    ]
+    assert rss < MAX_RSS_MIB, f"peak RSS {rss} MiB"
+
+
+def test_cut_lines_are_named_in_the_markdown_report(tmp_path: Path) -> None:
+    log = tmp_path / "rank3.log"
+    log.write_text(OOM.rstrip() + " " + "y" * 5000 + "\nRuntimeError: " + "z" * 3000 + "\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "generator.cli", "diagnose", "--format", "markdown", str(log)],
+        capture_output=True,
+        cwd=REPO,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == (
+        "_Note: 1 reported line is longer than 2,048 characters; the report keeps the first "
+        "2,048 of it (3,093 characters left off; in the JSON such a text ends in …)._"
+    )

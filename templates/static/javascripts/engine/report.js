@@ -62,6 +62,27 @@
     return plural(stats.files, "file") + ", " + plural(stats.lines, "line") + " read";
   }
 
+  // What the report says of the lines it shows cut (report.py's text_notes).
+  function textNotes(diagnosis) {
+    var hits = diagnosis.findings.map(function (f) { return f.first; });
+    diagnosis.unrecognized.forEach(function (u) { hits.push(u.hit); });
+    diagnosis.witnesses.forEach(function (w) { hits.push(w.hit); });
+    var cut = [];
+    hits.forEach(function (h) {
+      if (h.cut && cut.indexOf(h) < 0) cut.push(h);
+    });
+    if (!cut.length) return [];
+    var n = cut.length;
+    var left = 0;
+    cut.forEach(function (h) { left += h.cut; });
+    var chars = E.TEXT_CHARS.toLocaleString("en-US");
+    return [
+      plural(n, "reported line") + (n === 1 ? " is" : " are") + " longer than " + chars +
+        " characters; the report keeps the first " + chars + " of " + (n === 1 ? "it" : "each") +
+        " (" + plural(left, "character") + " left off; in the JSON such a text ends in \u2026)",
+    ];
+  }
+
   function statsNotes(stats, maxLineBytes) {
     if (!stats.longLines) return [];
     var cap = maxLineBytes.toLocaleString("en-US");
@@ -345,6 +366,7 @@
   E.rankSummary = rankSummary;
   E.statsLine = statsLine;
   E.statsNotes = statsNotes;
+  E.textNotes = textNotes;
   E.confidence = confidence;
   E.Masker = Masker;
   E.markdownReport = markdownReport;

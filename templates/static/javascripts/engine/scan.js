@@ -556,14 +556,22 @@
     var time = info.time;
     var host = info.host;
     var memo = state.memos.get(stream);
-    if (time === null || host === null) {
+    var signatures = this.index.signatures;
+    var supporting = numbers.length > 0 && kind === null && launch === null &&
+      numbers.every(function (n) { return signatures[n].role === "context"; });
+    if (supporting) {
+      // A line that only supports a finding is counted, never reported: no time or host is
+      // looked for, and it is no stream's last match (scan.py's _match).
+      time = null;
+      host = null;
+    } else if (time === null || host === null) {
       var found = this.lookBack(block, start, offsetBase, stream, state);
       time = time || found[0];
       host = host || found[1];
       if (host === null && memo !== undefined) host = memo.host; // a stream's host does not change
     }
     var offset = offsetBase + start;
-    state.memos.set(stream, { offset: offset, time: time, host: host });
+    if (!supporting) state.memos.set(stream, { offset: offset, time: time, host: host });
     var rank = null;
     var order = [info.prefixRank, launchRank, state.fileRank, info.textRank];
     for (var i = 0; i < order.length; i++) {

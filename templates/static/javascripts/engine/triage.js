@@ -20,7 +20,33 @@
   "use strict";
   var E = root.TrainwreckEngine || (root.TrainwreckEngine = {});
 
+  // The characters of a line's text that a kept hit holds (triage.py's TEXT_CHARS): every
+  // report prints at most this much, so thousands of ranks of 64 KiB lines stay small.
+  var TEXT_CHARS = 2048;
+
+  // The number of code points in a string (Python's len()).
+  function codePoints(text) {
+    var pairs = 0;
+    for (var i = 0; i + 1 < text.length; i++) {
+      var u = text.charCodeAt(i);
+      if (u >= 0xd800 && u < 0xdc00) {
+        var v = text.charCodeAt(i + 1);
+        if (v >= 0xdc00 && v < 0xe000) {
+          pairs++;
+          i++;
+        }
+      }
+    }
+    return text.length - pairs;
+  }
+
   function hitOf(m) {
+    var text = m.text;
+    var cut = 0;
+    if (text.length > TEXT_CHARS) {
+      cut = Math.max(codePoints(text) - TEXT_CHARS, 0);
+      if (cut) text = E.headOf(text, TEXT_CHARS);
+    }
     return {
       file: m.file,
       fileIndex: m.fileIndex,
@@ -29,8 +55,9 @@
       rank: m.rank,
       time: m.time,
       host: m.host,
-      text: m.text,
+      text: text, // the first TEXT_CHARS characters of the line
       rankFromLauncher: m.rankFromLauncher === true,
+      cut: cut, // characters of the line left off `text`
     };
   }
 
@@ -107,8 +134,9 @@
     if ((match.evidence !== undefined && match.evidence !== null) || (match.launch !== undefined && match.launch !== null)) {
       hit = this.witness(match, roles);
     }
+    var repeat = match.repeat || 1; // the line stands this many times in a row (scan.js)
     roles.forEach(function (found, entry) {
-      if (found.has("context")) this.context.set(entry, (this.context.get(entry) || 0) + 1);
+      if (found.has("context")) this.context.set(entry, (this.context.get(entry) || 0) + repeat);
       var tallies;
       if (found.has("defining")) tallies = this.defining;
       else if (found.has("harmless")) tallies = this.harmless;
@@ -118,8 +146,8 @@
         tally = { count: 0, rankCounts: new Map(), firsts: new Map() };
         tallies.set(entry, tally);
       }
-      tally.count += 1;
-      tally.rankCounts.set(match.rank, (tally.rankCounts.get(match.rank) || 0) + 1);
+      tally.count += repeat;
+      tally.rankCounts.set(match.rank, (tally.rankCounts.get(match.rank) || 0) + repeat);
       var key = streamKey(match.fileIndex, match.rank);
       if (!tally.firsts.has(key)) {
         hit = hit || hitOf(match);
@@ -358,13 +386,18 @@
     });
   }
 
+  // A kept line's text; one cut to its first TEXT_CHARS characters ends in `…`.
+  function textOf(hit) {
+    return hit.cut ? hit.text + "\u2026" : hit.text;
+  }
+
   function place(hit) {
     return {
       file: hit.file,
       line: hit.line,
       rank: hit.rank,
       time: hit.time ? hit.time.text : null,
-      text: hit.text,
+      text: textOf(hit),
     };
   }
 
@@ -390,7 +423,7 @@
             line: f.first.line,
             rank: f.first.rank,
             time: f.first.time ? f.first.time.text : null,
-            text: f.first.text,
+            text: textOf(f.first),
           },
         };
       }),
@@ -417,6 +450,7 @@
     };
   }
 
+  E.TEXT_CHARS = TEXT_CHARS;
   E.Tally = Tally;
   E.triage = triage;
   E.earliestFirst = earliestFirst;

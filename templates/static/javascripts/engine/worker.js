@@ -82,7 +82,7 @@ importScripts("pattern.js", "paste.js", "lineinfo.js", "index.js", "evidence.js"
         context[entry[0]] = {};
       }
     }
-    var notes = E.statsNotes(run.stats, compiled.index.maxLineBytes);
+    var notes = E.statsNotes(run.stats, compiled.index.maxLineBytes).concat(E.textNotes(d));
     return {
       json: E.toJSON(d),
       firstFailedRank: d.firstFailedRank,
