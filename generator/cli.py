@@ -19,6 +19,7 @@ from generator.problems import FORMATS, Problem, format_problems, has_errors
 if TYPE_CHECKING:
     from generator.diagnose.engine import LogBytes
     from generator.diagnose.index import SignatureIndex
+    from generator.model.entry import Entry
     from generator.scaffold import Draft
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -413,6 +414,90 @@ def _schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _catalog_entries(folder: Path) -> tuple[list[Entry], int]:
+    """The entries of the catalog that load, and how many files did not."""
+    from generator.loading.discovery import find_entry_files, read_sources
+    from generator.validation import load_doc
+
+    sources, unreadable = read_sources(find_entry_files(folder), Path.cwd())
+    entries: dict[str, Entry] = {}
+    skipped = len(unreadable)
+    for source in sources:
+        doc, _ = load_doc(source)
+        if doc is None or doc.entry.id in entries:
+            skipped += 1
+        else:
+            entries[doc.entry.id] = doc.entry
+    return list(entries.values()), skipped
+
+
+FLEET_EXTRA = "needs the fleet extra: pip install 'trainwreck[fleet]'"
+
+
+def _site_url(args: argparse.Namespace) -> str:
+    from generator.render.data_files import check_site_url
+
+    url = args.base_url or os.environ.get("TRAINWRECK_SITE_URL") or "http://127.0.0.1:8000/"
+    try:
+        return check_site_url(url)
+    except ValueError as exc:
+        raise _Usage(str(exc)) from None
+
+
+def _export(args: argparse.Namespace) -> int:
+    from generator.fleet.export import export
+
+    try:
+        site_url = _site_url(args)
+        if not Path(args.entries).is_dir():
+            raise _Usage(f"{args.entries}: no catalog here; pass --entries DIR")
+        entries, unloaded = _catalog_entries(Path(args.entries))
+        done = export(entries, site_url, args.target, Path(args.out))
+    except _Usage as exc:
+        print(f"trainwreck: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ImportError as exc:
+        print(f"trainwreck: export {args.target} {FLEET_EXTRA} ({exc})", file=sys.stderr)
+        return EXIT_USAGE
+    if unloaded:
+        print(
+            f"trainwreck: note: {unloaded} entry file(s) do not load and were left out; "
+            "`trainwreck validate` says why",
+            file=sys.stderr,
+        )
+    for skip in done.skipped:
+        print(f"trainwreck: skipped {skip.entry}: {skip.reason}", file=sys.stderr)
+    if done.note:
+        print(f"trainwreck: note: {done.note}", file=sys.stderr)
+    print(
+        f"{done.rules} rule(s), {len(done.skipped)} entr(ies) skipped; wrote "
+        f"{len(done.files)} file(s) under {Path(args.out, args.target).as_posix()}/",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
+def _fleet_scan(args: argparse.Namespace) -> int:
+    try:
+        index, notes = _signature_index(args)
+        from generator.fleet.spark import scan_fleet
+    except _Usage as exc:
+        print(f"trainwreck: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ImportError as exc:
+        print(f"trainwreck: fleet scan {FLEET_EXTRA} ({exc})", file=sys.stderr)
+        return EXIT_USAGE
+    for note in notes:
+        print(f"trainwreck: note: {note}", file=sys.stderr)
+    result = scan_fleet(index, args.input, args.out, args.format, args.master)
+    print(
+        f"{result.jobs} job(s), {result.failed} with a root cause; wrote {args.out}/jobs and "
+        f"{args.out}/summary ({args.format})",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="trainwreck", description=__doc__.splitlines()[0])
     sub = top.add_subparsers(dest="command", required=True)
@@ -493,6 +578,30 @@ def parser() -> argparse.ArgumentParser:
     schema.add_argument("--output", help="default: schema/entry.schema.json")
     schema.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
     schema.set_defaults(run=_schema)
+    export_cmd = sub.add_parser(
+        "export", help="the signatures as Sigma rules, or as queries for a log engine"
+    )
+    export_cmd.add_argument(
+        "target", choices=("sigma", "loki", "elasticsearch", "splunk", "sqlite", "duckdb", "spark")
+    )
+    export_cmd.add_argument("--out", default="export", help="folder (default: export/)")
+    export_cmd.add_argument("--entries", default="entries")
+    export_cmd.add_argument(
+        "--base-url", help="site root for entry links (default: $TRAINWRECK_SITE_URL)"
+    )
+    export_cmd.set_defaults(run=_export)
+
+    fleet = sub.add_parser("fleet", help="diagnose every job of a fleet on Spark")
+    fleet_sub = fleet.add_subparsers(dest="fleet_command", required=True)
+    scan = fleet_sub.add_parser("scan", help="one diagnosis per job directory")
+    scan.add_argument("input", help="folder or object-store prefix, one directory per job")
+    scan.add_argument("--out", required=True, help="output folder: jobs/ and summary/")
+    scan.add_argument("--format", choices=("parquet", "json"), default="parquet")
+    scan.add_argument("--master", help="Spark master (default: spark-submit's, else local[*])")
+    fleet_source = scan.add_mutually_exclusive_group()
+    fleet_source.add_argument("--entries", default="entries", help="catalog to compile")
+    fleet_source.add_argument("--index", help="a compiled signature index (signatures.json)")
+    scan.set_defaults(run=_fleet_scan)
     return top
 
 
