@@ -77,7 +77,7 @@ def logql(query: str) -> Predicate:
     depth, i = 0, 0
     while True:
         ch = text[i]
-        if ch in "\"`":
+        if ch in '"`':
             _, i = _go_string(text, i)
             continue
         depth += {"{": 1, "}": -1}.get(ch, 0)

@@ -105,5 +105,5 @@ def tokens_regex(tokens: tuple[Token, ...], dialect: Dialect) -> str:
 
 
 def signature_regex(pattern: str, dialect: Dialect = "portable") -> str:
-    """The lines `pattern` matches anywhere in, as a regex: searched (portable) or whole (lucene)."""
+    """`pattern` as a regex: found anywhere in a line (portable), or the whole line (lucene)."""
     return tokens_regex(parse(pattern), dialect)

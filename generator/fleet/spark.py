@@ -77,7 +77,7 @@ def diagnose_job(index: SignatureIndex, job: str, files: Iterable[tuple[str, byt
 
 
 def _diagnose_partition(
-    index_text: str, jobs: Iterator[tuple[str, Iterable[tuple[str, bytes]]]]
+    index_text: str, jobs: Iterable[tuple[str, Iterable[tuple[str, bytes]]]]
 ) -> Iterator[tuple]:  # type: ignore[type-arg]
     index = load_index(index_text.encode())
     for job, files in jobs:
@@ -109,7 +109,7 @@ def scan_fleet(
     if master:
         builder = builder.master(master)
     spark = builder.getOrCreate()
-    jvm = spark.sparkContext._jvm
+    jvm: Any = spark.sparkContext._jvm
     hadoop_path = jvm.org.apache.hadoop.fs.Path(source)
     fs = hadoop_path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
     root = fs.makeQualified(hadoop_path).toString().rstrip("/")

@@ -84,5 +84,3 @@ def build_corpus() -> Corpus:
         {k: frozenset(v) for k, v in own.items()},
         frozenset(benign),
     )
-
-

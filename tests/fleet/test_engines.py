@@ -10,10 +10,10 @@ import sqlite3
 from functools import cache
 
 import pytest
-from tests.fleet.corpus import SITE, Corpus
 
 from generator.fleet.backends import convert
 from generator.fleet.evaluate import logql, lucene
+from tests.fleet.corpus import SITE, Corpus
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -66,7 +66,9 @@ def test_duckdb(corpus: Corpus) -> None:
     db.execute("CREATE TABLE logs (log_id INTEGER, message VARCHAR)")
     db.executemany("INSERT INTO logs VALUES (?, ?)", [list(r) for r in corpus.rows])
     fired = {
-        entry: frozenset(r[0] for r in db.execute(f"SELECT DISTINCT log_id FROM ({query})").fetchall())
+        entry: frozenset(
+            r[0] for r in db.execute(f"SELECT DISTINCT log_id FROM ({query})").fetchall()
+        )
         for entry, query in _queries(corpus, "duckdb").items()
     }
     _check(corpus, fired, "duckdb")

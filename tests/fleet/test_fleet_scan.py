@@ -1,5 +1,5 @@
 """`trainwreck fleet scan` on Spark in local mode equals `trainwreck diagnose` run job by job,
-on a generated fleet of 300 jobs built from real logs: the real-log fixtures, the multi-rank
+on a generated fleet of 200 jobs built from real logs: the real-log fixtures, the multi-rank
 fixtures, every entry's examples and the benign corpus, plain and gzipped, flat and nested."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from generator.diagnose.index import build_index, index_json
 from tests.fleet.corpus import ROOT, catalog_entries
 
 pytestmark = [pytest.mark.spark, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
-JOBS = 300
+JOBS = 200
 
 
 def _sources() -> list[tuple[str, bytes]]:
@@ -33,7 +33,9 @@ def _fleet(root: Path) -> None:
     drawn from the real logs and examples, a third of the files gzipped, some nested."""
     rng = random.Random(19)
     sources = _sources()
-    multi = [ROOT / "tests" / "fixtures" / "logs" / d for d in ("per-rank", "storm", "torchrun", "srun")]
+    multi = [
+        ROOT / "tests" / "fixtures" / "logs" / d for d in ("per-rank", "storm", "torchrun", "srun")
+    ]
     for n in range(JOBS):
         job = root / f"job-{n:04d}"
         if n % 25 == 0:
