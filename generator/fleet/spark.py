@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -38,9 +40,18 @@ def _order(rel: str) -> list[list[tuple[int, int | str]]]:
     return [_natural(part) for part in rel.split("/")]
 
 
-def diagnose_job(index: SignatureIndex, job: str, files: Iterable[tuple[str, bytes]]) -> tuple:  # type: ignore[type-arg]
-    """One job's row: `files` are (path below the job folder, raw bytes), in any order."""
-    scanner, tally, stats = Scanner(index), Tally(index), ScanStats()
+def diagnose_job(
+    index: SignatureIndex,
+    job: str,
+    files: Iterable[tuple[str, bytes]],
+    scanner: Scanner | None = None,
+) -> tuple:  # type: ignore[type-arg]
+    """One job's row: `files` are (path below the job folder, raw bytes), in any order.
+
+    A scanner keeps no state between logs, so one per task serves all its jobs: building one
+    compiles the prefilter, the slow part of starting a diagnosis."""
+    scanner = scanner or Scanner(index)
+    tally, stats = Tally(index), ScanStats()
     problems: list[ScanProblem] = []
     ordered = sorted(files, key=lambda f: _order(f[0]))
     for number, (rel, raw) in enumerate(ordered):
@@ -80,17 +91,14 @@ def _diagnose_partition(
     index_text: str, jobs: Iterable[tuple[str, Iterable[tuple[str, bytes]]]]
 ) -> Iterator[tuple]:  # type: ignore[type-arg]
     index = load_index(index_text.encode())
+    scanner = Scanner(index)
     for job, files in jobs:
-        yield diagnose_job(index, job, files)
+        yield diagnose_job(index, job, files, scanner)
 
 
-def _split(root: str, path: str) -> tuple[str, str] | None:
-    """(job, path below it) of a file under `root`; None for files directly in it."""
-    rel = path[len(root) :].lstrip("/") if path.startswith(root) else None
-    if rel is None or "/" not in rel:
-        return None
-    job, below = rel.split("/", 1)
-    return job, below
+def _jobs(rows: Iterable[Any]) -> Iterator[tuple[str, list[tuple[str, bytes]]]]:
+    for row in rows:
+        yield row["job"], [(f["below"], bytes(f["content"])) for f in row["files"]]
 
 
 @dataclass(frozen=True)
@@ -105,6 +113,9 @@ def scan_fleet(
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
+    if "PYSPARK_GATEWAY_PORT" not in os.environ and (master or "local").startswith("local"):
+        # Run here, not under spark-submit: the workers are this Python, with its packages.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName("trainwreck fleet scan")
     if master:
         builder = builder.master(master)
@@ -113,28 +124,34 @@ def scan_fleet(
     hadoop_path = jvm.org.apache.hadoop.fs.Path(source)
     fs = hadoop_path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
     root = fs.makeQualified(hadoop_path).toString().rstrip("/")
+    # The grouping by job happens in the JVM; Python sees each job once, with all its files.
+    below_root = F.expr(f"substring(path, {len(root) + 2})")
     files = (
         spark.read.format("binaryFile")
         .option("recursiveFileLookup", "true")
         .load(source)
-        .select("path", "content")
+        .where(F.col("path").startswith(root + "/"))
+        .select(below_root.alias("rel"), "content")
+        .where(F.col("rel").contains("/"))
+        .select(
+            F.substring_index("rel", "/", 1).alias("job"),
+            F.expr("substring(rel, instr(rel, '/') + 1)").alias("below"),
+            "content",
+        )
+        .groupBy("job")
+        .agg(F.collect_list(F.struct("below", "content")).alias("files"))
     )
     text = spark.sparkContext.broadcast(index_json(index.data))
-    keyed = files.rdd.flatMap(
-        lambda row: [
-            (where[0], (where[1], bytes(row["content"])))
-            for where in [_split(root, row["path"])]
-            if where is not None
-        ]
-    )
-    rows = keyed.groupByKey().mapPartitions(lambda jobs: _diagnose_partition(text.value, jobs))
-    jobs = spark.createDataFrame(rows, JOB_SCHEMA).orderBy("job").cache()
+    rows = files.rdd.mapPartitions(lambda part: _diagnose_partition(text.value, _jobs(part)))
+    # Cached before anything looks at it: sorting samples its input, which would otherwise run
+    # every diagnosis once more.
+    jobs = spark.createDataFrame(rows, JOB_SCHEMA).cache()
+    total = jobs.count()
     summary = _summary(jobs, index)
     writer: Any
-    for name, frame in (("jobs", jobs), ("summary", summary)):
+    for name, frame in (("jobs", jobs.orderBy("job")), ("summary", summary)):
         writer = frame.coalesce(1).write.mode("overwrite")
         (writer.parquet if fmt == "parquet" else writer.json)(f"{out}/{name}")
-    total = jobs.count()
     failed = jobs.where(F.size("root_causes") > 0).count()
     jobs.unpersist()
     return FleetResult(total, failed)
