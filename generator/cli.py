@@ -467,6 +467,8 @@ def _export(args: argparse.Namespace) -> int:
         )
     for skip in done.skipped:
         print(f"trainwreck: skipped {skip.entry}: {skip.reason}", file=sys.stderr)
+    for entry, note in done.entry_notes:
+        print(f"trainwreck: note: {entry}: {note}", file=sys.stderr)
     if done.note:
         print(f"trainwreck: note: {done.note}", file=sys.stderr)
     print(

@@ -8,12 +8,13 @@ changes, and why, is in `Target.note`; `export` prints these notes and docs/flee
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from generator.diagnose.pattern import Run, parse
 from generator.fleet.regex import Dialect
-from generator.fleet.sigma import RuleSet, entry_of, rule_set
+from generator.fleet.sigma import RuleSet, defining_patterns, entry_of, rule_set
 from generator.model.entry import Entry
 
 
@@ -92,6 +93,7 @@ class Query:
     level: str
     rule_id: str
     query: str
+    note: str | None = None  # where this entry's query is not exactly its signatures
 
 
 @dataclass(frozen=True)
@@ -120,22 +122,41 @@ def _hexed(rules: RuleSet, chars: str) -> RuleSet:
     return RuleSet(tuple(out), rules.skipped)
 
 
+LUCENE_TOKEN_NOTE = (
+    "{token} here also accepts VT, FF and U+001C-U+001F, which the Python engine counts as "
+    "space (Lucene cannot name them): it matches more only on lines holding those characters"
+)
+
+
+def _note(entry: Entry, target: Target) -> str | None:
+    if target.dialect != "lucene":
+        return None
+    tokens = [t for p in defining_patterns(entry) for t in parse(p)]
+    if any(isinstance(t, Run) and t.cls.non_ascii == "non-space" for t in tokens):
+        return LUCENE_TOKEN_NOTE
+    return None
+
+
 def target_rules(entries: Iterable[Entry], site_url: str, target: Target) -> RuleSet:
     rules = rule_set(entries, site_url, field=target.field, dialect=target.dialect)
     return _hexed(rules, target.hex_chars) if target.hex_chars else rules
 
 
-def convert(entries: Iterable[Entry], site_url: str, target_name: str) -> Converted:
+def convert(entries: Sequence[Entry], site_url: str, target_name: str) -> Converted:
     """Every entry's query for one engine, through its pySigma backend."""
     from sigma.collection import SigmaCollection
 
     target = TARGETS[target_name]
     rules = target_rules(entries, site_url, target)
     backend = _backend(target)
+    notes = {e.id: _note(e, target) for e in entries}
     queries = []
     for data in rules.rules:
         (query,) = backend.convert(SigmaCollection.from_dicts([data]))
-        queries.append(Query(entry_of(data), data["title"], data["level"], data["id"], query))
+        entry = entry_of(data)
+        queries.append(
+            Query(entry, data["title"], data["level"], data["id"], query, notes.get(entry))
+        )
     return Converted(target, tuple(queries), rules)
 
 

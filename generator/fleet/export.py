@@ -24,6 +24,7 @@ class Export:
     rules: int = 0
     skipped: tuple[Skipped, ...] = ()
     note: str = ""
+    entry_notes: tuple[tuple[str, str], ...] = ()  # (entry, where its query is not exact)
 
 
 def _write(path: Path, text: str, done: Export) -> None:
@@ -47,6 +48,7 @@ def queries_document(entries: Sequence[Entry], site_url: str, target: str) -> di
                 "rule_id": q.rule_id,
                 "url": f"{site_url}failures/{q.entry}/",
                 "query": q.query,
+                "note": q.note,
             }
             for q in converted.queries
         ],
@@ -80,4 +82,5 @@ def export(entries: Sequence[Entry], site_url: str, target: str, out: Path) -> E
     done.rules = len(queries)
     done.skipped = rule_set(entries, site_url).skipped
     done.note = TARGETS[target].note
+    done.entry_notes = tuple((str(q["entry"]), str(q["note"])) for q in queries if q["note"])
     return done

@@ -11,6 +11,7 @@ a different set in each engine (RE2 leaves out \\v, Java the non-ASCII spaces).
 
 Lucene's regexes are another language: they match the whole value (so a search in a line is
 `.*X.*`), have no `\\x` escapes and treat `"#@&<>~` as operators, so they get their own writer.
+Its one inexact point is `{token}` (LUCENE_TOKEN_EXTRA), which `backends` reports per entry.
 """
 
 from __future__ import annotations
@@ -59,9 +60,26 @@ def _lucene_char(code: int) -> str:
     return ch
 
 
+# What Lucene's `{token}` leaves out of the spaces: LF and CR never occur inside a line, and
+# VT, FF and U+001C-U+001F have no escape in Lucene and would have to be pasted as raw control
+# characters, which do not survive copying a query; so there `{token}` also takes those six.
+LUCENE_TOKEN_EXTRA = frozenset({0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x1F})
+_NEVER_IN_A_LINE = frozenset({0x0A, 0x0D})
+
+
+def _lucene_spaces() -> tuple[tuple[int, int], ...]:
+    return tuple(
+        (c, c)
+        for a, b in SPACES
+        for c in range(a, b + 1)
+        if c not in LUCENE_TOKEN_EXTRA | _NEVER_IN_A_LINE
+    )
+
+
 def _class(cls: CharClass, char: Callable[[int], str]) -> str:
     if cls.non_ascii == "non-space":
-        parts = [char(a) if a == b else f"{char(a)}-{char(b)}" for a, b in SPACES]
+        spaces = _lucene_spaces() if char is _lucene_char else SPACES
+        parts = [char(a) if a == b else f"{char(a)}-{char(b)}" for a, b in spaces]
         return "[^" + "".join(parts) + "]"
     members = sorted(ord(c) for c in cls.ascii_members)
     ranges: list[tuple[int, int]] = []

@@ -36,25 +36,29 @@ def available() -> bool:
     return True
 
 
+Row = tuple[str, str, str, str | None]  # target, label, query, note
+
+
 @lru_cache(maxsize=4096)
-def _queries(entry: Entry) -> tuple[tuple[str, str, str], ...]:
+def _queries(entry: Entry) -> tuple[Row, ...]:
     from generator.fleet.backends import convert
 
-    # The site URL is not part of a query, only of a rule's references.
-    return tuple(
-        (name, label, convert([entry], "https://x/", name).queries[0].query)
-        for name, label in MONITOR_TARGETS
-    )
+    rows: list[Row] = []
+    for name, label in MONITOR_TARGETS:
+        # The site URL is not part of a query, only of a rule's references.
+        (query,) = convert([entry], "https://x/", name).queries
+        rows.append((name, label, query.query, query.note))
+    return tuple(rows)
 
 
-def monitor(entry: Entry) -> tuple[tuple[str, str, str], ...]:
-    """(target, label, query) for the entry's page; empty when it has no defining signature."""
+def monitor(entry: Entry) -> tuple[Row, ...]:
+    """The rows of the entry's section; none when it has no defining signature."""
     if not defining_patterns(entry):
         return ()
     return _queries(entry)
 
 
-def monitor_for() -> Callable[[Entry], tuple[tuple[str, str, str], ...]] | None:
+def monitor_for() -> Callable[[Entry], tuple[Row, ...]] | None:
     return monitor if available() else None
 
 

@@ -115,10 +115,10 @@ class Renderer:
         self,
         templates_dir: Path,
         site_url: str = "",
-        monitor: Callable[[Entry], Sequence[tuple[str, str, str]]] | None = None,
+        monitor: Callable[[Entry], Sequence[tuple[str, str, str, str | None]]] | None = None,
     ) -> None:
         self.site_url = data_files.check_site_url(site_url) if site_url else ""
-        # An entry's (engine, label, query) rows for its "Monitor it" section (fleet/site.py).
+        # An entry's (engine, label, query, note) rows for its "Monitor it" section (fleet/site.py).
         self.monitor = monitor
         self.env = Environment(
             loader=FileSystemLoader(str(templates_dir / "pages")),

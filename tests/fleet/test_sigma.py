@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from generator.cli import main
 from generator.diagnose.pattern import Matcher
 from generator.fleet.evaluate import lucene_regexp
-from generator.fleet.regex import signature_regex
+from generator.fleet.regex import LUCENE_TOKEN_EXTRA, signature_regex
 from generator.fleet.sigma import RULE_NAMESPACE, rule_id, rule_set
 from generator.model.entry import Role
 from tests.fleet.corpus import SITE, Corpus
@@ -158,5 +158,34 @@ def test_dialects_match_what_the_matcher_matches(pattern: str, parts: list[str])
     portable = signature_regex(pattern)
     assert (re.search(portable, line) is not None) == want
     assert (re2.search(portable, line) is not None) == want
+    lucene = re.fullmatch(lucene_regexp(signature_regex(pattern, "lucene")), line, re.DOTALL)
+    if any(ord(c) in LUCENE_TOKEN_EXTRA for c in line) and "{token}" in pattern:
+        assert lucene is not None or not want  # more, never less (the reported difference)
+    else:
+        assert (lucene is not None) == want
+
+
+def test_lucene_token_takes_the_control_spaces_and_says_so(corpus: Corpus) -> None:
+    from generator.fleet.backends import LUCENE_TOKEN_NOTE, convert
+
+    pattern = "THCudaCheck FAIL file={token} line={int}"
     lucene = lucene_regexp(signature_regex(pattern, "lucene"))
-    assert (re.fullmatch(lucene, line, re.DOTALL) is not None) == want
+    for ch in "\x0b\x0c\x1c\x1d\x1e\x1f":
+        line = f"THCudaCheck FAIL file=a{ch}b line=84"
+        assert not Matcher(pattern).search(line)
+        assert re.fullmatch(lucene, line, re.DOTALL)
+    for ch in "\t \x85\xa0\u1680\u2000\u3000":
+        assert not re.fullmatch(lucene, f"THCudaCheck FAIL file=a{ch}b line=84", re.DOTALL)
+    noted = {q.entry for q in convert(corpus.entries, SITE, "elasticsearch").queries if q.note}
+    with_token = {
+        e.id
+        for e in corpus.entries
+        if any("{token}" in s.pattern for s in e.signatures if s.role == Role.DEFINING)
+    }
+    assert noted == with_token
+    assert all(
+        q.note == LUCENE_TOKEN_NOTE
+        for q in convert(corpus.entries, SITE, "elasticsearch").queries
+        if q.note
+    )
+    assert not any(q.note for q in convert(corpus.entries, SITE, "loki").queries)
