@@ -189,3 +189,33 @@ def test_lucene_token_takes_the_control_spaces_and_says_so(corpus: Corpus) -> No
         if q.note
     )
     assert not any(q.note for q in convert(corpus.entries, SITE, "loki").queries)
+
+
+def test_export_elasticsearch_names_every_skip_and_inexact_entry(
+    corpus: Corpus,
+    tmp_path: Path,
+    capsys,  # type: ignore[no-untyped-def]
+) -> None:
+    import json
+
+    from generator.fleet.backends import LUCENE_TOKEN_NOTE, TARGETS
+
+    out = tmp_path / "export"
+    assert main(["export", "elasticsearch", "--out", str(out), "--base-url", SITE]) == 0
+    err = capsys.readouterr().err.splitlines()
+    document = json.loads((out / "elasticsearch" / "queries.json").read_text(encoding="utf-8"))
+    noted = [q["entry"] for q in document["queries"] if q["note"]]
+    exported = len(corpus.entries) - len(SKIPPED)
+    assert err == [
+        *(f"trainwreck: skipped {e}: {HARMLESS_ONLY}" for e in sorted(SKIPPED)),
+        *(f"trainwreck: note: {e}: {LUCENE_TOKEN_NOTE}" for e in noted),
+        f"trainwreck: note: {TARGETS['elasticsearch'].note}",
+        f"{exported} rule(s), {len(SKIPPED)} entr(ies) skipped; "
+        f"wrote 2 file(s) under {out.as_posix()}/elasticsearch/",
+    ]
+    assert noted
+    assert len(document["queries"]) == exported
+    assert sorted(p.name for p in (out / "elasticsearch").iterdir()) == [
+        "queries.json",
+        "queries.txt",
+    ]
