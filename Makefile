@@ -7,7 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Where `make serve` listens (the README's address); tests pick a free port.
 DEV_ADDR ?= 127.0.0.1:8000
 
-.PHONY: serve build validate test lint format chromium axe fuzz clean lab lab-drift
+.PHONY: serve build validate test lint format chromium java axe fuzz clean lab lab-drift
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m pip install -q -e '.[test,fleet]'
 	touch $@ $(VENV)/.installed
 
 serve: $(VENV)/.installed
@@ -35,6 +35,10 @@ validate: $(VENV)/.installed
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
+# The fleet tests run Spark in local mode (tests/fleet/), which needs a Java runtime.
+java:
+	@command -v java >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq default-jre-headless >/dev/null; }
+
 # The accessibility tests inject axe-core into Chromium; npm fetches it into node_modules/
 # (git-ignored), without a package.json.
 AXE := node_modules/axe-core/axe.min.js
@@ -47,7 +51,7 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: $(VENV)/.installed-test chromium $(AXE) lint
+test: $(VENV)/.installed-test chromium java $(AXE) lint
 	$(BIN)/python -m pytest
 
 # Coverage-guided fuzzing of the entry loader, the log scanner, `--index` loading and the publish

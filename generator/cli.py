@@ -623,6 +623,9 @@ EXAMPLES = {
     "bundle": "trainwreck bundle --check",
     "completion": 'eval "$(trainwreck completion bash)"     # in ~/.bashrc\n'
     "  trainwreck completion fish | source",
+    "export": "trainwreck export loki --out rules/      # rules/loki/rules.yaml for the ruler\n"
+    "  trainwreck export sigma",
+    "fleet": "trainwreck fleet scan s3a://logs/2026-12-01/ --out triage/ --format json",
 }
 
 
@@ -634,6 +637,92 @@ class _TopHelp(argparse.RawDescriptionHelpFormatter):
         super().__init__(prog, max_help_position=18, width=width)
         # Room for the longest command name ("completion"), which argparse measures too short.
         self._action_max_length = 16
+
+
+def _catalog_entries(folder: Path) -> tuple[list[Entry], int]:
+    """The entries of the catalog that load, and how many files did not."""
+    from generator.loading.discovery import find_entry_files, read_sources
+    from generator.validation import load_doc
+
+    sources, unreadable = read_sources(find_entry_files(folder), Path.cwd())
+    entries: dict[str, Entry] = {}
+    skipped = len(unreadable)
+    for source in sources:
+        doc, _ = load_doc(source)
+        if doc is None or doc.entry.id in entries:
+            skipped += 1
+        else:
+            entries[doc.entry.id] = doc.entry
+    return list(entries.values()), skipped
+
+
+FLEET_EXTRA = "needs the fleet extra: pip install 'trainwreck[fleet]'"
+
+
+def _site_url(args: argparse.Namespace) -> str:
+    from generator.render.data_files import check_site_url
+
+    url = args.base_url or os.environ.get("TRAINWRECK_SITE_URL") or "http://127.0.0.1:8000/"
+    try:
+        return check_site_url(url)
+    except ValueError as exc:
+        raise _Usage(str(exc)) from None
+
+
+def _export(args: argparse.Namespace) -> int:
+    from generator.fleet.export import export
+
+    try:
+        site_url = _site_url(args)
+        if not Path(args.entries).is_dir():
+            raise _Usage(f"{args.entries}: no catalog here; pass --entries DIR")
+        entries, unloaded = _catalog_entries(Path(args.entries))
+        done = export(entries, site_url, args.target, Path(args.out))
+    except _Usage as exc:
+        print(f"trainwreck: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ImportError as exc:
+        print(f"trainwreck: export {args.target} {FLEET_EXTRA} ({exc})", file=sys.stderr)
+        return EXIT_USAGE
+    if unloaded:
+        print(
+            f"trainwreck: note: {unloaded} entry file(s) do not load and were left out; "
+            "`trainwreck validate` says why",
+            file=sys.stderr,
+        )
+    for skip in done.skipped:
+        print(f"trainwreck: skipped {skip.entry}: {skip.reason}", file=sys.stderr)
+    for entry, note in done.entry_notes:
+        print(f"trainwreck: note: {entry}: {note}", file=sys.stderr)
+    if done.note:
+        print(f"trainwreck: note: {done.note}", file=sys.stderr)
+    print(
+        f"{done.rules} rule(s), {len(done.skipped)} entr(ies) skipped; wrote "
+        f"{len(done.files)} file(s) under {Path(args.out, args.target).as_posix()}/",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
+def _fleet_scan(args: argparse.Namespace) -> int:
+    try:
+        index, notes = _signature_index(args)
+        from generator.fleet.spark import scan_fleet
+    except _Usage as exc:
+        print(f"trainwreck: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ImportError as exc:
+        print(f"trainwreck: fleet scan {FLEET_EXTRA} ({exc})", file=sys.stderr)
+        return EXIT_USAGE
+    for note in notes:
+        print(f"trainwreck: note: {note}", file=sys.stderr)
+    result = scan_fleet(index, args.input, args.out, args.format, args.master)
+    print(
+        f"{result.jobs} job(s), {result.failed} with a root cause; wrote {args.out}/jobs and "
+        f"{args.out}/summary ({args.format})",
+        file=sys.stderr,
+    )
+    return EXIT_OK
 
 
 def parser() -> argparse.ArgumentParser:
@@ -745,6 +834,34 @@ def parser() -> argparse.ArgumentParser:
     completion = sub.add_parser("completion", help="print a shell completion script")
     completion.add_argument("shell", choices=("bash", "zsh", "fish"))
     completion.set_defaults(run=_completion)
+
+    export_cmd = sub.add_parser(
+        "export", help="the signatures as Sigma rules, or as queries for a log engine"
+    )
+    export_cmd.add_argument(
+        "target", choices=("sigma", "loki", "elasticsearch", "splunk", "sqlite", "duckdb", "spark")
+    )
+    export_cmd.add_argument("--out", default="export", help="folder (default: export/)")
+    export_cmd.add_argument("--entries", default="entries")
+    export_cmd.add_argument(
+        "--base-url", help="site root for entry links (default: $TRAINWRECK_SITE_URL)"
+    )
+    export_cmd.set_defaults(run=_export)
+
+    fleet = sub.add_parser("fleet", help="diagnose every job of a fleet on Spark")
+    fleet_sub = fleet.add_subparsers(dest="fleet_command", required=True)
+    scan = fleet_sub.add_parser("scan", help="one diagnosis per job directory")
+    scan.add_argument("input", help="folder or object-store prefix, one directory per job")
+    scan.add_argument("--out", required=True, help="output folder: jobs/ and summary/")
+    scan.add_argument("--format", choices=("parquet", "json"), default="parquet")
+    scan.add_argument("--master", help="Spark master (default: spark-submit's, else local[*])")
+    fleet_source = scan.add_mutually_exclusive_group()
+    fleet_source.add_argument(
+        "--entries", action="append", metavar="DIR", help="catalog folder to compile (repeatable)"
+    )
+    fleet_source.add_argument("--index", help="a compiled signature index (signatures.json)")
+    # The same catalog choice as diagnose: entries/ when it is here, else the bundled index.
+    scan.set_defaults(run=_fleet_scan, public=False)
 
     for name, command in sub.choices.items():
         command.epilog = f"example:\n  {EXAMPLES[name]}"

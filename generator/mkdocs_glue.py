@@ -33,6 +33,7 @@ from watchdog.observers.polling import PollingObserver
 
 from generator.catalog import Catalog
 from generator.diagnose.index import build_index, index_json
+from generator.fleet import site as fleet_site
 from generator.loading.discovery import (
     containing,
     find_entry_files,
@@ -210,16 +211,22 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
         catalog = Catalog.of(entries, self.categories)
         site_url = config.site_url or ""
         templates = base_dir / self.config.templates_dir
+        monitor = fleet_site.monitor_for()
+        if monitor is None:
+            log.info(
+                "trainwreck: no 'Monitor it' sections or /api/rules/: "
+                "the fleet extra is not installed"
+            )
         if self.incremental:
             # One renderer while the page templates stay as they are: it keeps Jinja's
             # compiled templates, and the page cache reuses only pages that it rendered.
             stamp = _stamp(_files_under(templates / "pages"))
             if self.renderer is None or stamp != self.templates_stamp:
-                self.renderer = Renderer(templates, site_url=site_url)
+                self.renderer = Renderer(templates, site_url=site_url, monitor=monitor)
                 self.templates_stamp = stamp
             self.pages, self.rendered = self.page_cache.update(self.renderer, catalog)
         else:
-            renderer = Renderer(templates, site_url=site_url)
+            renderer = Renderer(templates, site_url=site_url, monitor=monitor)
             self.pages = {p.src_uri: p for p in renderer.all_pages(catalog)}
         # Files served as they are: the signature index for the browser diagnoser and
         # tools, redirects from renamed entries' old URLs, and the API, feed and robots.txt.
@@ -229,6 +236,9 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
             **redirect_files(catalog),
             **data_files(catalog, site_url),
         }
+        # The full rule sets take seconds to convert: a build writes them, a preview does not.
+        if monitor is not None and not self.incremental and site_url:
+            self.extra_files.update(fleet_site.rule_files(entries, site_url))
         log.info(
             "trainwreck: %d entries, %d pages, %d rendered",
             len(catalog.entries),

@@ -8,7 +8,7 @@ escaped unless it went through `render_markdown`, which escapes on its own terms
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -23,6 +23,9 @@ from generator.model.invisible import show_invisible
 from generator.render import data_files
 from generator.render.markdown import plain_text, render_inline_marks, render_markdown
 from generator.render.structured_data import entry_structured_data, script_json
+
+# The engines of /api/rules/<engine>.json (generator/fleet/site.py writes them).
+QUERY_TARGETS = ("loki", "elasticsearch", "splunk", "sqlite", "duckdb", "spark")
 
 
 @dataclass(frozen=True)
@@ -107,8 +110,15 @@ class Renderer:
     is needed for the absolute URLs of the JSON-LD and the /api/ page's examples; without it
     entry pages carry no JSON-LD."""
 
-    def __init__(self, templates_dir: Path, site_url: str = "") -> None:
+    def __init__(
+        self,
+        templates_dir: Path,
+        site_url: str = "",
+        monitor: Callable[[Entry], Sequence[tuple[str, str, str, str | None]]] | None = None,
+    ) -> None:
         self.site_url = data_files.check_site_url(site_url) if site_url else ""
+        # An entry's (engine, label, query, note) rows for its "Monitor it" section (fleet/site.py).
+        self.monitor = monitor
         self.env = Environment(
             loader=FileSystemLoader(str(templates_dir / "pages")),
             autoescape=True,
@@ -173,6 +183,7 @@ class Renderer:
             referenced_by=catalog.referenced_by(entry.id),
             faq=list(zip(faq_ids, entry.faq, strict=True)),
             structured_data=structured,
+            monitor=list(self.monitor(entry)) if self.monitor else [],
         )
 
     def all_pages(self, catalog: Catalog) -> list[RenderedPage]:
@@ -286,6 +297,7 @@ class Renderer:
             example_xid=example_xid,
             example_entry=example_entry,
             base=self.site_url or "https://your-site.example/",
+            rules=list(QUERY_TARGETS) if self.monitor and self.site_url else [],
             paths={
                 "index": data_files.INDEX_PATH,
                 "entry_dir": data_files.ENTRY_DIR,

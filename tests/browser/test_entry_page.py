@@ -19,6 +19,8 @@ SECTIONS = {
     "affected": "Affected systems",
     "confirm": "How to confirm",
     "signatures": "Error signatures",
+    # With the fleet extra, which `make test` installs (docs/fleet.md, "On the site").
+    "monitor": "Monitor it",
     "fix": "How to fix",
     "prevention": "Prevention",
     "codes": "Codes",

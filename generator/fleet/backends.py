@@ -1,0 +1,198 @@
+"""The rules converted by pySigma's maintained backends: one query per entry and engine.
+
+No query string is written here. Each engine gets the entry's Sigma rule in the variant its
+backend turns into a line search (`Target`), and the backend writes the query. What a variant
+changes, and why, is in `Target.note`; `export` prints these notes and docs/fleet.md lists them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from generator.diagnose.pattern import Run, parse
+from generator.fleet.regex import Dialect
+from generator.fleet.sigma import RuleSet, defining_patterns, entry_of, rule_set
+from generator.model.entry import Entry
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    backend: str  # module:class
+    field: str | None  # None: an unbound keyword search over the line
+    dialect: Dialect
+    note: str
+    # Characters the backend leaves unescaped in its string literal, written as \xHH instead.
+    hex_chars: str = ""
+
+
+TARGETS: dict[str, Target] = {
+    t.name: t
+    for t in (
+        Target(
+            "loki",
+            "sigma.backends.loki:LogQLBackend",
+            None,
+            "portable",
+            "LogQL line filters (`|~`, RE2) over each log line; the stream selector is "
+            '`{job=~".+"}`: narrow it to your training jobs\' streams.',
+        ),
+        Target(
+            "elasticsearch",
+            "sigma.backends.elasticsearch:LuceneBackend",
+            "message",
+            "lucene",
+            "Lucene regexp queries on `message`, which must be a `keyword` (with `ignore_above` "
+            "over your longest line) or `wildcard` field: a Lucene regexp matches a whole "
+            "indexed term, so on an analysed `text` field it would match single words.",
+        ),
+        Target(
+            "splunk",
+            "sigma.backends.splunk:SplunkBackend",
+            "_raw",
+            "portable",
+            "`| regex _raw=...` (PCRE, case-sensitive) over every event: Splunk's own search "
+            "terms ignore case and split on punctuation, so they are not used.",
+        ),
+        Target(
+            "sqlite",
+            "sigma.backends.sqlite:sqliteBackend",
+            "message",
+            "portable",
+            "`message REGEXP ...` over a table `logs` with one row per line; sqlite needs a "
+            "REGEXP function (Python's re, or sqlean's regexp extension).",
+        ),
+        Target(
+            "duckdb",
+            "sigma_backend_duckdb:DuckDBBackend",
+            "message",
+            "portable",
+            "`regexp_matches(message, ...)` (RE2) over a table `logs` with one row per line; "
+            "the backend does not escape `'`, so the regexes write it as \\x27.",
+            hex_chars="'",
+        ),
+        Target(
+            "spark",
+            "sigma.backends.databricks:DatabricksBackend",
+            "message",
+            "portable",
+            "Spark SQL `message rlike ...` (Java regex, Spark's escaped string literals) "
+            "over a table with one row per line, as a WHERE condition.",
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Query:
+    entry: str
+    title: str
+    level: str
+    rule_id: str
+    query: str
+    note: str | None = None  # where this entry's query is not exactly its signatures
+
+
+@dataclass(frozen=True)
+class Converted:
+    target: Target
+    queries: tuple[Query, ...]
+    rules: RuleSet
+
+
+def _backend(target: Target) -> Any:
+    module, name = target.backend.split(":")
+    return getattr(importlib.import_module(module), name)()
+
+
+def _hexed(rules: RuleSet, chars: str) -> RuleSet:
+    def fix(value: str) -> str:
+        for ch in chars:
+            value = value.replace(ch, f"\\x{ord(ch):02x}")
+        return value
+
+    out = []
+    for r in rules.rules:
+        selection = dict(r["detection"]["selection"])
+        selection = {k: [fix(v) for v in values] for k, values in selection.items()}
+        out.append({**r, "detection": {**r["detection"], "selection": selection}})
+    return RuleSet(tuple(out), rules.skipped)
+
+
+LUCENE_TOKEN_NOTE = (
+    "{token} here also accepts VT, FF and U+001C-U+001F, which the Python engine counts as "
+    "space (Lucene cannot name them): it matches more only on lines holding those characters"
+)
+
+
+def _note(entry: Entry, target: Target) -> str | None:
+    if target.dialect != "lucene":
+        return None
+    tokens = [t for p in defining_patterns(entry) for t in parse(p)]
+    if any(isinstance(t, Run) and t.cls.non_ascii == "non-space" for t in tokens):
+        return LUCENE_TOKEN_NOTE
+    return None
+
+
+def target_rules(entries: Iterable[Entry], site_url: str, target: Target) -> RuleSet:
+    rules = rule_set(entries, site_url, field=target.field, dialect=target.dialect)
+    return _hexed(rules, target.hex_chars) if target.hex_chars else rules
+
+
+def convert(entries: Sequence[Entry], site_url: str, target_name: str) -> Converted:
+    """Every entry's query for one engine, through its pySigma backend."""
+    from sigma.collection import SigmaCollection
+
+    target = TARGETS[target_name]
+    rules = target_rules(entries, site_url, target)
+    backend = _backend(target)
+    notes = {e.id: _note(e, target) for e in entries}
+    queries = []
+    for data in rules.rules:
+        (query,) = backend.convert(SigmaCollection.from_dicts([data]))
+        entry = entry_of(data)
+        queries.append(
+            Query(entry, data["title"], data["level"], data["id"], query, notes.get(entry))
+        )
+    return Converted(target, tuple(queries), rules)
+
+
+def loki_ruler(entries: Iterable[Entry], site_url: str, group: str = "trainwreck") -> str:
+    """A Loki ruler file: one alerting rule per entry, from the backend's ruler output, with
+    the entry id, severity and page as labels and annotations."""
+    import yaml
+    from sigma.collection import SigmaCollection
+
+    target = TARGETS["loki"]
+    rules = target_rules(entries, site_url, target)
+    backend = _backend(target)
+    text = backend.convert(SigmaCollection.from_dicts(list(rules.rules)), "ruler")
+    converted = [r for g in yaml.safe_load(text)["groups"] for r in g["rules"]]
+    if len(converted) != len(rules.rules):
+        raise RuntimeError(f"the Loki backend wrote {len(converted)} of {len(rules.rules)} rules")
+    alerts: list[dict[str, Any]] = []
+    for data, one in zip(rules.rules, converted, strict=True):
+        entry = entry_of(data)
+        alerts.append(
+            {
+                "alert": entry,
+                "expr": one["expr"],
+                "labels": {**one.get("labels", {}), "severity": data["level"], "entry": entry},
+                "annotations": {
+                    "summary": data["title"],
+                    "description": data["description"],
+                    "entry": entry,
+                    "severity": data["level"],
+                    "url": data["references"][0],
+                },
+            }
+        )
+    return yaml.safe_dump(
+        {"groups": [{"name": group, "rules": alerts}]},
+        sort_keys=False,
+        allow_unicode=True,
+        width=100,
+    )
