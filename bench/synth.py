@@ -13,8 +13,9 @@ copy number, so nothing collides.
 Signatures must stay unique, or every copy's example would match every other copy's
 signature and the ambiguity check would fail: each pattern of copy `k` becomes
 `cp<k>x {*}<pattern>`, and each example line that one of the entry's own patterns matches
-starts with `cp<k>x `, so every signature that matched the line still does. Xid rows are copied unchanged: every copy of an Xid code
-carries the real catalog's row for it, so the rows agree (the `xid-actions` check).
+starts with `cp<k>x `, so every signature that matched the line still does.
+Xid rows are copied unchanged: every copy of an Xid code carries the real catalog's row for
+it, so the rows agree (the `xid-actions` check).
 
 Copies are whole: a catalog holds ceil(N / real) copies of every entry, so a 1k catalog of the
 212 real entries has 1,060. The directory it writes is a project of its own (mkdocs.yml,
@@ -38,7 +39,6 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from generator.diagnose.pattern import parse, to_regex  # noqa: E402
-
 
 SCHEMA_LINE = "# yaml-language-server: $schema=../../schema/entry.schema.json\n"
 

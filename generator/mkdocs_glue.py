@@ -46,6 +46,7 @@ from generator.problems import Level, Problem, format_problems, has_errors
 from generator.render.data_files import data_files
 from generator.render.pages import RenderedPage, Renderer
 from generator.render.redirects import redirect_files
+from generator.site_search import SearchIndexError, index_site
 from generator.validation import validate_sources
 
 log = logging.getLogger("mkdocs.plugins.trainwreck")
@@ -59,6 +60,10 @@ PREVIEW_POLL_SECONDS = 0.2
 class TrainwreckConfig(base.Config):
     entries_dir = c.Type(str, default="entries")
     templates_dir = c.Type(str, default="templates")
+    # "pagefind": a sharded index under /pagefind/ (generator/site_search.py), and Material's
+    # own index left empty so no page downloads it; "material": Material's lunr index alone.
+    # The preview always keeps Material's, so a save does not wait for a Pagefind run.
+    search_index = c.Choice(("pagefind", "material"), default="pagefind")
 
 
 class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
@@ -235,6 +240,16 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
 
     @event_priority(100)  # before the search plugin writes its index
     def on_post_build(self, *, config: Any) -> None:
+        if self.config.search_index == "pagefind" and not self.serving:
+            material = config.plugins.get("material/search") or config.plugins.get("search")
+            if material is not None and hasattr(material, "search_index"):
+                # The header keeps Material's search box; search-normalise.js answers its
+                # queries from Pagefind instead of this index.
+                material.search_index.entries = []
+            try:
+                index_site(Path(config.site_dir))
+            except SearchIndexError as exc:
+                raise PluginError(str(exc)) from exc
         if self.incremental and not self.frozen:
             # The first build loads and renders the whole catalog, which the preview keeps
             # for the session. Freezing it keeps the collector from walking it all again in
