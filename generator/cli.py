@@ -96,15 +96,17 @@ def _build(args: argparse.Namespace) -> int:
     except _Usage as exc:
         print(f"trainwreck: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    problems = [*unreadable, *benign_problems, *validate_sources(sources, benign=benign).problems]
+    result = validate_sources(sources, benign=benign)
+    problems = [*unreadable, *benign_problems, *result.problems]
     if problems:
         print(format_problems(problems, args.format))
     if has_errors(problems):
         print("build stopped: fix the problems above; site/ was left as it was", file=sys.stderr)
         return EXIT_PROBLEMS
     config = Path(args.config)
+    validated = (Path(args.entries), result)
     try:
-        target = publish(Path(args.site_dir), lambda out: build_site(config, out))
+        target = publish(Path(args.site_dir), lambda out: build_site(config, out, validated))
     except PublishError as exc:
         print(f"trainwreck: {exc}; {args.site_dir} was left as it was", file=sys.stderr)
         return EXIT_USAGE

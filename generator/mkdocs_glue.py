@@ -47,7 +47,7 @@ from generator.render.data_files import data_files
 from generator.render.pages import RenderedPage, Renderer
 from generator.render.redirects import redirect_files
 from generator.site_search import SearchIndexError, index_site
-from generator.validation import validate_sources
+from generator.validation import ValidationResult, validate_sources
 
 log = logging.getLogger("mkdocs.plugins.trainwreck")
 SIGNATURES_URI = "signatures.json"
@@ -91,6 +91,9 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
         self.search_docs: dict[str, list[dict[str, Any]]] = {}
         self.search_mark = 0
         self.doc_uris: list[str] = []
+        # `trainwreck build` has validated the catalog already (with the benign corpus):
+        # (entries folder, result), used once instead of validating it again.
+        self.prevalidated: tuple[Path, ValidationResult] | None = None
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # Defining on_startup also keeps this instance across the rebuilds of one `serve`,
@@ -128,9 +131,14 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
     def on_files(self, files: Files, /, *, config: Any) -> Files:
         base_dir = self._base(config)
         entries_dir = base_dir / self.config.entries_dir
-        sources, unreadable = read_sources(find_entry_files(entries_dir), base_dir)
-        result = self.validator.validate(sources) if self.incremental else validate_sources(sources)
-        problems = [*unreadable, *result.problems]
+        handed, self.prevalidated = self.prevalidated, None
+        if handed is not None and handed[0] == entries_dir.resolve():
+            result, problems = handed[1], list(handed[1].problems)
+        else:
+            sources, unreadable = read_sources(find_entry_files(entries_dir), base_dir)
+            validate = self.validator.validate if self.incremental else validate_sources
+            result = validate(sources)
+            problems = [*unreadable, *result.problems]
         if has_errors(problems):
             report = format_problems(problems, "text")
             if not self.serving:
@@ -342,12 +350,24 @@ def _remove(files: Files, src_uri: str) -> None:
         files.remove(existing)
 
 
-def build_site(config_file: Path, site_dir: Path) -> None:
-    """Build the whole site into `site_dir` (which the caller then publishes)."""
+def build_site(
+    config_file: Path,
+    site_dir: Path,
+    validated: tuple[Path, ValidationResult] | None = None,
+) -> None:
+    """Build the whole site into `site_dir` (which the caller then publishes).
+
+    `validated`: the entries folder and the caller's result of validating it, so the plugin
+    does not validate the same files a second time (a quarter of a build at 1k entries,
+    docs/benchmarks.md).
+    """
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
     config = load_config(str(config_file), site_dir=str(site_dir))
+    plugin = config.plugins.get("trainwreck")
+    if validated is not None and isinstance(plugin, TrainwreckPlugin):
+        plugin.prevalidated = (validated[0].resolve(), validated[1])
     build(config)
 
 
