@@ -16,7 +16,11 @@
   "use strict";
   var NativeWorker = window.Worker;
   var SETUP = 0, READY = 1, QUERY = 2, RESULT = 3;
-  var MAX_RESULTS = 20;
+  // The theme renders ten results first; each costs one fragment (about 5 KB gzipped).
+  var MAX_RESULTS = 10;
+  // Typing sends a query per key: only the one left standing this long is searched, so the
+  // shards and fragments of every prefix typed on the way are not fetched.
+  var SETTLE_MS = 150;
   var MAX_SECTIONS = 4;
   var script = document.currentScript;
   var siteRoot = script ? new URL("../", script.src) : new URL("/", location.href);
@@ -25,6 +29,21 @@
 
   function normalise(query) {
     return String(query).replace(/[^A-Za-z0-9]+/g, " ").trim();
+  }
+
+  // Words every page has: each one's shard lists nearly every page, and grows with the
+  // catalog, while it narrows nothing. Left out of a query that has other words.
+  var COMMON = {};
+  "a an and are as at be by for from has in is it of on or that the this to was with"
+    .split(" ").forEach(function (w) { COMMON[w] = true; });
+  // A pasted line of twenty words finds no page that has them all; its first words are
+  // the message, and the signature matcher above is what names its entry.
+  var MAX_WORDS = 8;
+
+  function pagefindQuery(query) {
+    var words = normalise(query).split(" ").filter(Boolean);
+    var kept = words.filter(function (w) { return !COMMON[w.toLowerCase()]; });
+    return (kept.length ? kept : words).slice(0, MAX_WORDS).join(" ");
   }
 
   function escapeHtml(text) {
@@ -82,14 +101,16 @@
     return items;
   }
 
-  function search(query) {
-    var words = normalise(query);
+  // `stale()` is true once a newer query came: its fragments are then not fetched.
+  function search(query, stale) {
+    var words = pagefindQuery(query);
     if (!words) return Promise.resolve({ items: [] });
     var terms = {};
     words.toLowerCase().split(" ").forEach(function (w) { terms[w] = true; });
     return pagefind()
       .then(function (pf) { return pf.search(words); })
       .then(function (found) {
+        if (stale()) return [];
         return Promise.all(found.results.slice(0, MAX_RESULTS).map(function (r) {
           return r.data().then(function (data) { return group(r.score, data, terms); });
         }));
@@ -101,6 +122,7 @@
     var self = new EventTarget();
     var theme = null;
     var serial = 0;
+    var timer = 0;
     function reply(data) {
       self.dispatchEvent(new MessageEvent("message", { data: data }));
     }
@@ -125,10 +147,14 @@
         }
       } else if (message.type === QUERY) {
         var mine = ++serial;
-        search(message.data).then(
-          function (result) { if (mine === serial) reply({ type: RESULT, data: result }); },
-          function () { if (mine === serial) reply({ type: RESULT, data: { items: [] } }); }
-        );
+        var query = message.data;
+        clearTimeout(timer);
+        timer = setTimeout(function () {
+          search(query, function () { return mine !== serial; }).then(
+            function (result) { if (mine === serial) reply({ type: RESULT, data: result }); },
+            function () { if (mine === serial) reply({ type: RESULT, data: { items: [] } }); }
+          );
+        }, normalise(query) ? SETTLE_MS : 0);
       }
     };
     self.terminate = function () {
