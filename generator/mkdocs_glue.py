@@ -233,7 +233,11 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
             # The theme writes these into the page without escaping them.
             page.meta["title"] = html.escape(rendered.title)
             page.meta["description"] = html.escape(rendered.description)
-            if not rendered.searchable:
+            pagefind = self.config.search_index == "pagefind" and not self.serving
+            # Pagefind indexes the pages main.html marks; Material's search then indexes none,
+            # since its index is emptied anyway and parsing every page for it cost CPU time.
+            page.meta["pagefind"] = pagefind and rendered.searchable
+            if pagefind or not rendered.searchable:
                 page.meta["search"] = {"exclude": True}  # Material's search skips the page
         return markdown
 
@@ -252,7 +256,8 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
             material = config.plugins.get("material/search") or config.plugins.get("search")
             if material is not None and hasattr(material, "search_index"):
                 # The header keeps Material's search box; search-normalise.js answers its
-                # queries from Pagefind instead of this index.
+                # queries from Pagefind instead of this index. Pages that are not ours
+                # (none today) would otherwise still be in it.
                 material.search_index.entries = []
             try:
                 index_site(Path(config.site_dir))
