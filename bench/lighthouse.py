@@ -1,10 +1,10 @@
 """Lighthouse scores of the built site's page kinds, mobile, with simulated throttling.
 
-    npm install --no-save --no-package-lock --prefix . lighthouse@12   # once
+    npm install --no-save --no-package-lock --prefix .bench-node lighthouse@12   # once
     python bench/lighthouse.py                     # builds the real catalog into a scratch dir
     python bench/lighthouse.py --site site         # an existing build
 
-Serves the site on loopback and runs Lighthouse (node_modules/.bin/lighthouse, or $LIGHTHOUSE)
+Serves the site on loopback and runs Lighthouse (.bench-node's, or $LIGHTHOUSE; `make bench`)
 against Debian's chromium (CHROME_PATH=/usr/bin/chromium, the flags of tests/chromium.py plus
 headless) on the home, an entry, a category, /xid/ and /diagnose/ pages. Prints performance,
 accessibility, best practices and SEO, and the largest contentful paint. Lighthouse's
@@ -42,10 +42,10 @@ CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
 
 def lighthouse_bin() -> str:
     found = os.environ.get("LIGHTHOUSE") or shutil.which(
-        "lighthouse", path=str(REPO / "node_modules" / ".bin")
+        "lighthouse", path=str(REPO / ".bench-node" / "node_modules" / ".bin")
     )
     if not found:
-        raise SystemExit("lighthouse not found: npm install --no-save --prefix . lighthouse@12")
+        raise SystemExit("lighthouse not found: make bench installs it (.bench-node/)")
     return found
 
 
