@@ -7,7 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Where `make serve` listens (the README's address); tests pick a free port.
 DEV_ADDR ?= 127.0.0.1:8000
 
-.PHONY: serve build validate test lint format chromium java axe fuzz clean lab lab-drift
+.PHONY: serve build validate test lint format chromium java axe fuzz clean lab lab-drift bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,17 @@ lint: $(VENV)/.installed-test
 test: $(VENV)/.installed-test chromium java $(AXE) lint
 	$(BIN)/python -m pytest
 
+# The scale benchmarks (docs/benchmarks.md): many minutes of CPU, and not part of `make test`.
+# Lighthouse goes to its own prefix, so that npm does not prune the tests' axe-core.
+SIZES ?= 1000 2000
+LIGHTHOUSE := .bench-node/node_modules/.bin/lighthouse
+$(LIGHTHOUSE):
+	npm install --no-save --no-package-lock --no-audit --no-fund --prefix .bench-node lighthouse@12
+bench: $(VENV)/.installed-test chromium $(LIGHTHOUSE)
+	$(BIN)/python bench/build.py --sizes $(SIZES)
+	$(BIN)/python bench/search_browser.py
+	LIGHTHOUSE=$(LIGHTHOUSE) $(BIN)/python bench/lighthouse.py
+
 # Coverage-guided fuzzing of the entry loader, the log scanner, `--index` loading and the publish
 # step, MINUTES each (docs/security.md).
 MINUTES ?= 5
@@ -91,4 +102,4 @@ format: $(VENV)/.installed-test
 	$(BIN)/ruff check --fix .
 
 clean:
-	rm -rf $(VENV) site .site-builds .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) site .site-builds .bench-node .pytest_cache .mypy_cache .ruff_cache

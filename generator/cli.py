@@ -178,9 +178,10 @@ def _build(args: argparse.Namespace) -> int:
         print("build stopped: fix the problems above; site/ was left as it was", file=sys.stderr)
         return EXIT_PROBLEMS
     config = Path(args.config)
+    validated = ([Path(f) for f in folders], categories, result)
     try:
         with _use_folders(folders):
-            target = publish(Path(args.site_dir), lambda out: build_site(config, out))
+            target = publish(Path(args.site_dir), lambda out: build_site(config, out, validated))
     except PublishError as exc:
         _say(f"{exc}; {args.site_dir} was left as it was")
         return EXIT_USAGE

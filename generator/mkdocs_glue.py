@@ -53,7 +53,8 @@ from generator.problems import Level, Problem, format_problems, has_errors
 from generator.render.data_files import data_files
 from generator.render.pages import RenderedPage, Renderer
 from generator.render.redirects import redirect_files
-from generator.validation import SourceFile, validate_sources
+from generator.site_search import SearchIndexError, index_site
+from generator.validation import SourceFile, ValidationResult, validate_sources
 
 log = logging.getLogger("mkdocs.plugins.trainwreck")
 SIGNATURES_URI = "signatures.json"
@@ -68,6 +69,10 @@ ENTRIES_ENV = "TRAINWRECK_ENTRIES"
 class TrainwreckConfig(base.Config):
     entries_dir = c.Type(str, default="entries")
     templates_dir = c.Type(str, default="templates")
+    # "pagefind": a sharded index under /pagefind/ (generator/site_search.py), and Material's
+    # own index left empty so no page downloads it; "material": Material's lunr index alone.
+    # The preview always keeps Material's, so a save does not wait for a Pagefind run.
+    search_index = c.Choice(("pagefind", "material"), default="pagefind")
 
 
 class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
@@ -96,6 +101,11 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
         self.search_mark = 0
         self.doc_uris: list[str] = []
         self.categories: tuple[CategoryInfo, ...] = CATEGORIES
+        # `trainwreck build` has validated the catalog already (with the benign corpus):
+        # (its folders, categories, result), used once instead of validating it again.
+        self.prevalidated: (
+            tuple[tuple[Path, ...], tuple[CategoryInfo, ...], ValidationResult] | None
+        ) = None
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # Defining on_startup also keeps this instance across the rebuilds of one `serve`,
@@ -140,20 +150,25 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
     def on_files(self, files: Files, /, *, config: Any) -> Files:
         base_dir = self._base(config)
         folders = self.entry_folders(base_dir)
-        categories, problems = read_categories(folders, base_dir)
-        sources: list[SourceFile] = []
-        for folder in folders:
-            inside = containing(folder, base_dir)
-            found, unreadable = read_sources(find_entry_files(folder), base_dir, inside=inside)
-            sources.extend(found)
-            problems.extend(unreadable)
-        result = (
-            self.validator.validate(sources, categories)
-            if self.incremental
-            else validate_sources(sources, categories=categories)
-        )
+        handed, self.prevalidated = self.prevalidated, None
+        if handed is not None and handed[0] == tuple(f.resolve() for f in folders):
+            _, categories, result = handed
+            problems = list(result.problems)
+        else:
+            categories, problems = read_categories(folders, base_dir)
+            sources: list[SourceFile] = []
+            for folder in folders:
+                inside = containing(folder, base_dir)
+                found, unreadable = read_sources(find_entry_files(folder), base_dir, inside=inside)
+                sources.extend(found)
+                problems.extend(unreadable)
+            result = (
+                self.validator.validate(sources, categories)
+                if self.incremental
+                else validate_sources(sources, categories=categories)
+            )
+            problems = [*problems, *result.problems]
         self.categories = categories
-        problems = [*problems, *result.problems]
         if has_errors(problems):
             report = format_problems(problems, "text")
             if not self.serving:
@@ -257,7 +272,11 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
             # The theme writes these into the page without escaping them.
             page.meta["title"] = html.escape(rendered.title)
             page.meta["description"] = html.escape(rendered.description)
-            if not rendered.searchable:
+            pagefind = self.config.search_index == "pagefind" and not self.serving
+            # Pagefind indexes the pages main.html marks; Material's search then indexes none,
+            # since its index is emptied anyway and parsing every page for it cost CPU time.
+            page.meta["pagefind"] = pagefind and rendered.searchable
+            if pagefind or not rendered.searchable:
                 page.meta["search"] = {"exclude": True}  # Material's search skips the page
         return markdown
 
@@ -272,6 +291,17 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
 
     @event_priority(100)  # before the search plugin writes its index
     def on_post_build(self, *, config: Any) -> None:
+        if self.config.search_index == "pagefind" and not self.serving:
+            material = config.plugins.get("material/search") or config.plugins.get("search")
+            if material is not None and hasattr(material, "search_index"):
+                # The header keeps Material's search box; search-normalise.js answers its
+                # queries from Pagefind instead of this index. Pages that are not ours
+                # (none today) would otherwise still be in it.
+                material.search_index.entries = []
+            try:
+                index_site(Path(config.site_dir))
+            except SearchIndexError as exc:
+                raise PluginError(str(exc)) from exc
         if self.incremental and not self.frozen:
             # The first build loads and renders the whole catalog, which the preview keeps
             # for the session. Freezing it keeps the collector from walking it all again in
@@ -364,12 +394,26 @@ def _remove(files: Files, src_uri: str) -> None:
         files.remove(existing)
 
 
-def build_site(config_file: Path, site_dir: Path) -> None:
-    """Build the whole site into `site_dir` (which the caller then publishes)."""
+def build_site(
+    config_file: Path,
+    site_dir: Path,
+    validated: tuple[Sequence[Path], tuple[CategoryInfo, ...], ValidationResult] | None = None,
+) -> None:
+    """Build the whole site into `site_dir` (which the caller then publishes).
+
+    `validated`: the entry folders, their categories and the caller's result of validating
+    them, so the plugin
+    does not validate the same files a second time (a quarter of a build at 1k entries,
+    docs/benchmarks.md).
+    """
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
     config = load_config(str(config_file), site_dir=str(site_dir))
+    plugin = config.plugins.get("trainwreck")
+    if validated is not None and isinstance(plugin, TrainwreckPlugin):
+        folders, categories, result = validated
+        plugin.prevalidated = (tuple(f.resolve() for f in folders), categories, result)
     build(config)
 
 

@@ -79,3 +79,26 @@ def test_a_published_build_carries_nothing_of_the_preview(
     assert not (repo / "site/_trainwreck").exists()
     for page in (repo / "site").rglob("*.html"):
         assert "_trainwreck" not in page.read_text(), page
+
+
+def test_build_validates_the_catalog_once(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CLI validates (with the benign corpus) and hands its result to the plugin, which
+    used to validate the same files again: a quarter of a build at 1k entries."""
+    import generator.validation
+
+    calls: list[int] = []
+    real = generator.validation.validate_sources
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(generator.validation, "validate_sources", counted)
+    monkeypatch.setattr("generator.mkdocs_glue.validate_sources", counted)
+    (repo / ENTRY).write_text(entry_yaml())
+    assert main(["build"]) == 0
+    assert calls == [1]
+    assert (repo / "site/failures/xid-79-gpu-fallen-off-bus/index.html").is_file()
+    assert (repo / "site/pagefind/pagefind.js").is_file()

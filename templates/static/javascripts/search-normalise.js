@@ -1,30 +1,181 @@
-// Readers paste error lines into the search box: "NVRM: Xid (PCI:0000:3b:00): 74, ...".
-// lunr reads ":" as a field, "~" "^" "*" "+" "-" as operators, and throws on some of them.
-// The theme sends each query to its search worker as {type: 2, data: query}; this wrapper
-// turns every query into plain words split exactly as the index was (mkdocs.yml separator).
+// The header search box is the theme's; its answers come from Pagefind's sharded index under
+// /pagefind/ (generator/site_search.py), which a search fetches a few shards of, instead of
+// the theme's single lunr index that every page downloaded whole.
+//
+// The theme talks to its search worker with messages: {type: 0, data: index} to set up,
+// {type: 1} back when ready, {type: 2, data: query} per query and {type: 3, data: result}
+// back. This script, loaded in the head before the theme's bundle, replaces the worker with
+// an object that speaks the same messages and asks Pagefind on this page. The build leaves
+// the theme's index empty; when it is not (the preview, `trainwreck serve`), the theme's own
+// worker runs as before.
+//
+// Readers paste error lines: "NVRM: Xid (PCI:0000:3b:00): 74, ...". Every query becomes plain
+// words first (the same split as mkdocs.yml's separator), so punctuation never means syntax,
+// for lunr (":" is a field, "~" "^" "*" "+" "-" operators) or for Pagefind (quotes, "-").
 (function () {
   "use strict";
   var NativeWorker = window.Worker;
-  if (!NativeWorker) return;
-  var QUERY = 2;
+  var SETUP = 0, READY = 1, QUERY = 2, RESULT = 3;
+  // The theme renders ten results first; each costs one fragment (about 5 KB gzipped).
+  var MAX_RESULTS = 10;
+  // Typing sends a query per key: only the one left standing this long is searched, so the
+  // shards and fragments of every prefix typed on the way are not fetched.
+  var SETTLE_MS = 150;
+  var MAX_SECTIONS = 4;
+  var script = document.currentScript;
+  var siteRoot = script ? new URL("../", script.src) : new URL("/", location.href);
+  var engine = null;
+  var usePagefind = false;
 
   function normalise(query) {
     return String(query).replace(/[^A-Za-z0-9]+/g, " ").trim();
   }
 
-  function SearchSafeWorker(url, options) {
-    var worker = new NativeWorker(url, options);
-    if (String(url).indexOf("search") === -1) return worker;
-    var post = worker.postMessage.bind(worker);
-    worker.postMessage = function (message, transfer) {
-      if (message && message.type === QUERY && typeof message.data === "string") {
-        message = { type: QUERY, data: normalise(message.data) };
-      }
-      return transfer === undefined ? post(message) : post(message, transfer);
-    };
-    return worker;
+  // Words every page has: each one's shard lists nearly every page, and grows with the
+  // catalog, while it narrows nothing. Left out of a query that has other words.
+  var COMMON = {};
+  "a an and are as at be by for from has in is it of on or that the this to was with"
+    .split(" ").forEach(function (w) { COMMON[w] = true; });
+  // A pasted line of twenty words finds no page that has them all; its first words are
+  // the message, and the signature matcher above is what names its entry.
+  var MAX_WORDS = 8;
+
+  function pagefindQuery(query) {
+    var words = normalise(query).split(" ").filter(Boolean);
+    var kept = words.filter(function (w) { return !COMMON[w.toLowerCase()]; });
+    return (kept.length ? kept : words).slice(0, MAX_WORDS).join(" ");
   }
-  SearchSafeWorker.prototype = NativeWorker.prototype;
-  window.Worker = SearchSafeWorker;
+
+  function escapeHtml(text) {
+    return String(text).replace(/[&<>"']/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+    });
+  }
+
+  // The theme writes a result's title and text as HTML. An excerpt is page text with <mark>
+  // around hits: it is parsed in an inert document, and only the marks survive as markup.
+  function safeExcerpt(html) {
+    var body = new DOMParser().parseFromString("<body>" + String(html || ""), "text/html").body;
+    var out = "";
+    body.childNodes.forEach(function (node) {
+      var text = escapeHtml(node.textContent || "");
+      out += node.nodeName === "MARK" ? "<mark>" + text + "</mark>" : text;
+    });
+    return out;
+  }
+
+  // Loaded on the first search (or when the box gets focus), never with the page.
+  function pagefind() {
+    if (engine === null) {
+      engine = import(new URL("pagefind/pagefind.js", siteRoot).href).then(function (pf) {
+        return Promise.resolve(pf.options({ baseUrl: siteRoot.pathname, excerptLength: 24 }))
+          .then(function () { return pf.init(); })
+          .then(function () { return pf; });
+      });
+      engine.catch(function () { engine = null; });
+    }
+    return engine;
+  }
+
+  function group(score, data, terms) {
+    var items = [{
+      location: data.url,
+      title: escapeHtml((data.meta && data.meta.title) || data.url),
+      text: safeExcerpt(data.excerpt),
+      score: score,
+      terms: terms,
+    }];
+    (data.sub_results || [])
+      .filter(function (sub) { return sub.url.indexOf("#") >= 0; })
+      .slice(0, MAX_SECTIONS)
+      .forEach(function (sub, i) {
+        items.push({
+          location: sub.url,
+          title: escapeHtml(sub.title),
+          text: safeExcerpt(sub.excerpt),
+          // The theme folds sections scored below their page under "more matches".
+          score: i === 0 ? score : score / 2,
+          terms: terms,
+        });
+      });
+    return items;
+  }
+
+  // `stale()` is true once a newer query came: its fragments are then not fetched.
+  function search(query, stale) {
+    var words = pagefindQuery(query);
+    if (!words) return Promise.resolve({ items: [] });
+    var terms = {};
+    words.toLowerCase().split(" ").forEach(function (w) { terms[w] = true; });
+    return pagefind()
+      .then(function (pf) { return pf.search(words); })
+      .then(function (found) {
+        if (stale()) return [];
+        return Promise.all(found.results.slice(0, MAX_RESULTS).map(function (r) {
+          return r.data().then(function (data) { return group(r.score, data, terms); });
+        }));
+      })
+      .then(function (items) { return { items: items }; });
+  }
+
+  function PagefindWorker(url, options) {
+    var self = new EventTarget();
+    var theme = null;
+    var serial = 0;
+    var timer = 0;
+    function reply(data) {
+      self.dispatchEvent(new MessageEvent("message", { data: data }));
+    }
+    self.postMessage = function (message) {
+      if (theme !== null) {
+        if (message && message.type === QUERY && typeof message.data === "string") {
+          message = { type: QUERY, data: normalise(message.data) };
+        }
+        theme.postMessage(message);
+        return;
+      }
+      if (!message) return;
+      if (message.type === SETUP) {
+        var docs = message.data && message.data.docs;
+        if (docs && docs.length) {
+          theme = new NativeWorker(url, options);
+          theme.addEventListener("message", function (event) { reply(event.data); });
+          theme.postMessage(message);
+        } else {
+          usePagefind = true;
+          setTimeout(function () { reply({ type: READY }); }, 0);
+        }
+      } else if (message.type === QUERY) {
+        var mine = ++serial;
+        var query = message.data;
+        clearTimeout(timer);
+        timer = setTimeout(function () {
+          search(query, function () { return mine !== serial; }).then(
+            function (result) { if (mine === serial) reply({ type: RESULT, data: result }); },
+            function () { if (mine === serial) reply({ type: RESULT, data: { items: [] } }); }
+          );
+        }, normalise(query) ? SETTLE_MS : 0);
+      }
+    };
+    self.terminate = function () {
+      if (theme !== null) theme.terminate();
+    };
+    return self;
+  }
+
+  if (NativeWorker) {
+    var SearchWorker = function (url, options) {
+      if (String(url).indexOf("search") === -1) return new NativeWorker(url, options);
+      return PagefindWorker(url, options);
+    };
+    SearchWorker.prototype = NativeWorker.prototype;
+    window.Worker = SearchWorker;
+  }
+  document.addEventListener("focusin", function (event) {
+    var target = event.target;
+    if (usePagefind && target && target.classList && target.classList.contains("md-search__input")) {
+      pagefind().catch(function () {});
+    }
+  });
   window.trainwreckNormaliseQuery = normalise;
 })();

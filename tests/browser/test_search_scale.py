@@ -1,0 +1,80 @@
+"""Search on a catalog of 1,000 entries (bench/synth.py): a pasted error line still finds its
+entry first, full-text results come from Pagefind's shards, and nothing is fetched from
+anywhere but the site. Built once per session; bench/search_browser.py times the same steps.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from generator.mkdocs_glue import build_site
+
+from .conftest import REPO, serve_dir
+
+sys.path.insert(0, str(REPO / "bench"))
+from synth import write_catalog
+
+pytestmark = pytest.mark.browser
+
+ENTRY = "xid-31-mmu-page-fault-c3"
+HITS = ".md-search-result .tw-sig-hits"
+
+
+@pytest.fixture(scope="session")
+def synthetic_1k(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    project = tmp_path_factory.mktemp("synthetic-1k")
+    assert write_catalog(project, 1000) == 1060
+    out = project / "site"
+    out.mkdir()
+    server, url = serve_dir(out)
+    saved = os.environ.get("TRAINWRECK_SITE_URL")
+    os.environ["TRAINWRECK_SITE_URL"] = url + "/"
+    try:
+        build_site(project / "mkdocs.yml", out)
+    finally:
+        if saved is None:
+            del os.environ["TRAINWRECK_SITE_URL"]
+        else:
+            os.environ["TRAINWRECK_SITE_URL"] = saved
+    yield project, url
+    server.shutdown()
+
+
+def test_a_pasted_error_line_finds_its_entry_among_1000(browser, synthetic_1k) -> None:  # type: ignore[no-untyped-def]
+    project, url = synthetic_1k
+    entry = yaml.safe_load((project / "entries" / "gpu-hardware" / f"{ENTRY}.yaml").read_text())
+    line = next(
+        line
+        for example in entry["examples"]
+        for line in example["log"].splitlines()
+        if line.startswith("cp3x ") and "Xid" in line
+    )
+    context = browser.new_context()
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(f"{url}/")
+    page.click(".md-search__input")
+    page.evaluate("text => navigator.clipboard.writeText(text)", line)
+    page.keyboard.press("Control+V")
+    page.wait_for_selector(f'{HITS}:not([hidden]) li[data-entry-id="{ENTRY}"]')
+    ids = page.eval_on_selector_all(
+        f"{HITS} li[data-entry-id]", "ls => ls.map(l => l.dataset.entryId)"
+    )
+    assert ids[0] == ENTRY
+    # The full-text results arrive too, below the exact hits, from Pagefind's shards.
+    page.wait_for_selector(".md-search-result__list li")
+    assert [r for r in requests if not r.startswith(url + "/")] == []
+    assert [r for r in requests if "/pagefind/" in r and "/index/" in r]
+    assert errors == []
+    context.close()
