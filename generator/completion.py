@@ -15,9 +15,21 @@ def _commands(top: argparse.ArgumentParser) -> dict[str, tuple[str, list[str]]]:
         if isinstance(action, argparse._SubParsersAction):
             helps = {a.dest: a.help or "" for a in action._choices_actions}
             for name, sub in action.choices.items():
-                options = [o for a in sub._actions for o in a.option_strings if o.startswith("--")]
-                found[name] = (helps.get(name, ""), options)
+                found[name] = (helps.get(name, ""), _options(sub))
     return found
+
+
+def _options(command: argparse.ArgumentParser) -> list[str]:
+    """A command's options, and those of its own commands (`fleet scan --out`), which the
+    scripts offer after the command's name."""
+    options: list[str] = []
+    for action in command._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                options += [o for o in _options(sub) if o not in options]
+        else:
+            options += [o for o in action.option_strings if o.startswith("--") and o not in options]
+    return options
 
 
 def _bash(commands: dict[str, tuple[str, list[str]]]) -> str:

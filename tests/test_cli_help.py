@@ -23,6 +23,8 @@ COMMANDS = [
     "schema",
     "bundle",
     "completion",
+    "export",
+    "fleet",
 ]
 
 
@@ -56,13 +58,21 @@ def test_every_command_help_has_an_example(
     example = out.split("\nexample:\n", 1)[1].splitlines()
     assert example
     assert all(line.startswith("  ") for line in example)
-    shown = "trainwreck completion" if command == "completion" else f"trainwreck {command}"
+    shown = f"trainwreck {command}"
     assert shown in example[0]
 
 
 def options(command: str) -> list[str]:
-    sub = subcommands()[command]
-    return [o for a in sub._actions for o in a.option_strings if o.startswith("--")]
+    """The command's options and its own commands' (`fleet scan --out`)."""
+    found: list[str] = []
+    pending = [subcommands()[command]]
+    while pending:
+        sub = pending.pop()
+        for a in sub._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                pending += a.choices.values()
+            found += [o for o in a.option_strings if o.startswith("--")]
+    return found
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
