@@ -67,7 +67,8 @@ def diagnose_job(
                     opened.read, name, number, stats, problems, file_rank=rank_from_path(name)
                 )
             )
-    report = json_report(triage(tally))
+    # The same report as `diagnose --json`, whose first key names the catalog it used.
+    report = json_report(triage(tally), {"catalog": index.data.catalog})
     data = json.loads(report)
     roots = [f for f in data["findings"] if f["role"] == "root-cause"]
     first = roots[0]["first"] if roots else None
