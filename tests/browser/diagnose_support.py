@@ -152,8 +152,10 @@ def python_stream_result(index: SignatureIndex, logs: Logs) -> dict[str, Any]:
                     opened.read, name, number, stats, problems, file_rank=rank_from_path(name)
                 )
             )
+    diagnosis = triage(tally)
     return {
-        "json": to_json(triage(tally)),
+        "json": to_json(diagnosis),
+        "notes": stats_notes(stats, index.max_line_bytes) + text_notes(diagnosis),
         "stats": {
             "files": stats.files,
             "bytes": stats.bytes,
