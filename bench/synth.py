@@ -67,7 +67,18 @@ def _tag_examples(entry: dict[str, Any], tag: str, regexes: list[re.Pattern[str]
         example["log"] = "\n".join(tagged)
 
 
-def copy_entry(entry: dict[str, Any], k: int, ids: re.Pattern[str]) -> dict[str, Any]:
+def catalog_regexes(real: list[dict[str, Any]]) -> list[re.Pattern[str]]:
+    """Every real signature as a regex: an example line that any of them matches is tagged,
+    since an entry's example may hold another entry's line (a survivor's gloo error beside the
+    SIGABRT that caused it), which the copy's own signatures must still match."""
+    return [
+        re.compile(to_regex(parse(s["pattern"]))) for e in real for s in e.get("signatures", [])
+    ]
+
+
+def copy_entry(
+    entry: dict[str, Any], k: int, ids: re.Pattern[str], regexes: list[re.Pattern[str]]
+) -> dict[str, Any]:
     """Copy `k` of a real entry, its references pointing into the same copy."""
     suffix = f"-c{k}"
     tag = f"cp{k}x"
@@ -76,7 +87,6 @@ def copy_entry(entry: dict[str, Any], k: int, ids: re.Pattern[str]) -> dict[str,
     out["title"] = f"{out['title']} ({k})"
     if "aliases" in out:
         out["aliases"] = [a + suffix for a in entry["aliases"]]
-    regexes = [re.compile(to_regex(parse(s["pattern"]))) for s in entry.get("signatures", [])]
     for sig in out.get("signatures", []):
         gap = "" if sig["pattern"].startswith("{*}") else "{*}"
         sig["pattern"] = f"{tag} {gap}{sig['pattern']}"
@@ -102,11 +112,12 @@ def write_catalog(out: Path, count: int, real_entries: Path = REPO / "entries") 
     names = sorted((e["id"] for e in real), key=len, reverse=True)
     ids = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, names)) + r")(?![\w-])")
     copies = math.ceil(count / len(real))
+    regexes = catalog_regexes(real)
     if out.exists():
         shutil.rmtree(out)
     for k in range(copies):
         for entry in real:
-            made = copy_entry(entry, k, ids)
+            made = copy_entry(entry, k, ids, regexes)
             path = out / "entries" / made["category"] / f"{made['id']}.yaml"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(SCHEMA_LINE + _dump(made))
