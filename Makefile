@@ -7,7 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Where `make serve` listens (the README's address); tests pick a free port.
 DEV_ADDR ?= 127.0.0.1:8000
 
-.PHONY: serve build validate test lint format chromium java axe fuzz clean lab lab-drift bench
+.PHONY: serve build validate test lint format chromium java shells axe fuzz clean lab lab-drift bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,10 @@ chromium:
 java:
 	@command -v java >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq default-jre-headless >/dev/null; }
 
+# The completion tests check each script with its own shell's `-n` (tests/test_cli_help.py).
+shells:
+	@command -v zsh >/dev/null 2>&1 && command -v fish >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq zsh fish >/dev/null; }
+
 # The accessibility tests inject axe-core into Chromium; npm fetches it into node_modules/
 # (git-ignored), without a package.json.
 AXE := node_modules/axe-core/axe.min.js
@@ -51,7 +55,7 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: $(VENV)/.installed-test chromium java $(AXE) lint
+test: $(VENV)/.installed-test chromium java shells $(AXE) lint
 	$(BIN)/python -m pytest
 
 # The scale benchmarks (docs/benchmarks.md): many minutes of CPU, and not part of `make test`.
