@@ -209,9 +209,9 @@ def _checks(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _compile_folders(folders: Sequence[str]) -> tuple[IndexFile, list[str]]:
-    """The index of the entries that load in `folders` (ids first come, first kept); notes."""
-    from generator.diagnose.index import build_index
+def _loaded_entries(folders: Sequence[str]) -> tuple[list[Entry], list[str]]:
+    """The entries that load in `folders` (ids first come, first kept), and a note per folder
+    saying how many files did not."""
     from generator.loading.discovery import containing, find_entry_files, read_sources
     from generator.validation import load_doc
 
@@ -237,7 +237,15 @@ def _compile_folders(folders: Sequence[str]) -> tuple[IndexFile, list[str]]:
                 f"{skipped} entry file(s) in {folder} do not load and were left out; "
                 "`trainwreck validate` says why"
             )
-    return build_index(entries.values()), notes
+    return list(entries.values()), notes
+
+
+def _compile_folders(folders: Sequence[str]) -> tuple[IndexFile, list[str]]:
+    """The index of the entries that load in `folders`; notes."""
+    from generator.diagnose.index import build_index
+
+    entries, notes = _loaded_entries(folders)
+    return build_index(entries), notes
 
 
 def _bundled() -> IndexFile:
@@ -640,23 +648,6 @@ class _TopHelp(argparse.RawDescriptionHelpFormatter):
         self._action_max_length = 16
 
 
-def _catalog_entries(folder: Path) -> tuple[list[Entry], int]:
-    """The entries of the catalog that load, and how many files did not."""
-    from generator.loading.discovery import find_entry_files, read_sources
-    from generator.validation import load_doc
-
-    sources, unreadable = read_sources(find_entry_files(folder), Path.cwd())
-    entries: dict[str, Entry] = {}
-    skipped = len(unreadable)
-    for source in sources:
-        doc, _ = load_doc(source)
-        if doc is None or doc.entry.id in entries:
-            skipped += 1
-        else:
-            entries[doc.entry.id] = doc.entry
-    return list(entries.values()), skipped
-
-
 FLEET_EXTRA = "needs the fleet extra: pip install 'trainwreck[fleet]'"
 
 
@@ -677,7 +668,7 @@ def _export(args: argparse.Namespace) -> int:
         site_url = _site_url(args)
         if not Path(args.entries).is_dir():
             raise _Usage(f"{args.entries}: no catalog here; pass --entries DIR")
-        entries, unloaded = _catalog_entries(Path(args.entries))
+        entries, notes = _loaded_entries([args.entries])
         done = export(entries, site_url, args.target, Path(args.out))
     except _Usage as exc:
         print(f"trainwreck: {exc}", file=sys.stderr)
@@ -685,12 +676,8 @@ def _export(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(f"trainwreck: export {args.target} {FLEET_EXTRA} ({exc})", file=sys.stderr)
         return EXIT_USAGE
-    if unloaded:
-        print(
-            f"trainwreck: note: {unloaded} entry file(s) do not load and were left out; "
-            "`trainwreck validate` says why",
-            file=sys.stderr,
-        )
+    for note in notes:
+        print(f"trainwreck: note: {note}", file=sys.stderr)
     for skip in done.skipped:
         print(f"trainwreck: skipped {skip.entry}: {skip.reason}", file=sys.stderr)
     for entry, note in done.entry_notes:
