@@ -17,19 +17,11 @@ from pathlib import Path
 
 import pytest
 from catalog import OOM, index
+from peak_rss import MAX_RSS_MIB, RUN
 
 from generator.diagnose.index import index_json
 
 REPO = Path(__file__).resolve().parents[2]
-RUN = (
-    "import re, sys\n"
-    "from generator.cli import main\n"
-    "rc = main(sys.argv[1:])\n"
-    "hwm = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1)\n"
-    "print('MAXRSS', hwm, file=sys.stderr)\n"
-    "sys.exit(rc)\n"
-)
-MAX_RSS_MIB = 200
 ADDRESS_SPACE = 3 << 30
 LOG = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 5\n"
 

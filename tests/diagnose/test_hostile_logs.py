@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from peak_rss import MAX_RSS_MIB, RUN
 
 from generator.bundled import INDEX_FILE
 
@@ -23,18 +24,6 @@ OOM = (
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 5 has a "
     "total capacity of 79.15 GiB of which 12.33 GiB is free.\n"
 )
-# Runs the CLI and reports the child's own peak RSS (KiB) on the last line of stderr. VmHWM
-# belongs to the process's own memory map, which exec replaces; getrusage's ru_maxrss would
-# carry over the peak of the pytest process that forked it.
-RUN = (
-    "import re, sys\n"
-    "from generator.cli import main\n"
-    "rc = main(sys.argv[1:])\n"
-    "hwm = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1)\n"
-    "print('MAXRSS', hwm, file=sys.stderr)\n"
-    "sys.exit(rc)\n"
-)
-MAX_RSS_MIB = 200
 
 NOTHING = {"findings": [], "first_failed_rank": None, "unrecognized": [], "launcher": []}
 
