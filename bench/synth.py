@@ -58,26 +58,33 @@ def _map_strings(value: Any, change: Callable[[str], str]) -> Any:
     return value
 
 
-def _tag_examples(entry: dict[str, Any], tag: str, regexes: list[re.Pattern[str]]) -> None:
+def _tag_examples(entry: dict[str, Any], tag: str, matches: Callable[[str], bool]) -> None:
     for example in entry.get("examples", []):
         lines = example["log"].split("\n")
-        tagged = [
-            f"{tag} {line}" if any(r.search(line) for r in regexes) else line for line in lines
-        ]
+        tagged = [f"{tag} {line}" if matches(line) else line for line in lines]
         example["log"] = "\n".join(tagged)
 
 
-def catalog_regexes(real: list[dict[str, Any]]) -> list[re.Pattern[str]]:
-    """Every real signature as a regex: an example line that any of them matches is tagged,
-    since an entry's example may hold another entry's line (a survivor's gloo error beside the
-    SIGABRT that caused it), which the copy's own signatures must still match."""
-    return [
+def catalog_matcher(real: list[dict[str, Any]]) -> Callable[[str], bool]:
+    """Whether any real signature matches a line: such an example line is tagged, since an
+    entry's example may hold another entry's line (a survivor's gloo error beside the SIGABRT
+    that caused it), which the copy's own signatures must still match. Each copy asks about the
+    same lines, so each line is tried against the catalog once."""
+    regexes = [
         re.compile(to_regex(parse(s["pattern"]))) for e in real for s in e.get("signatures", [])
     ]
+    seen: dict[str, bool] = {}
+
+    def matches(line: str) -> bool:
+        if line not in seen:
+            seen[line] = any(r.search(line) for r in regexes)
+        return seen[line]
+
+    return matches
 
 
 def copy_entry(
-    entry: dict[str, Any], k: int, ids: re.Pattern[str], regexes: list[re.Pattern[str]]
+    entry: dict[str, Any], k: int, ids: re.Pattern[str], matches: Callable[[str], bool]
 ) -> dict[str, Any]:
     """Copy `k` of a real entry, its references pointing into the same copy."""
     suffix = f"-c{k}"
@@ -90,7 +97,7 @@ def copy_entry(
     for sig in out.get("signatures", []):
         gap = "" if sig["pattern"].startswith("{*}") else "{*}"
         sig["pattern"] = f"{tag} {gap}{sig['pattern']}"
-    _tag_examples(out, tag, regexes)
+    _tag_examples(out, tag, matches)
     return out
 
 
@@ -112,12 +119,12 @@ def write_catalog(out: Path, count: int, real_entries: Path = REPO / "entries") 
     names = sorted((e["id"] for e in real), key=len, reverse=True)
     ids = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, names)) + r")(?![\w-])")
     copies = math.ceil(count / len(real))
-    regexes = catalog_regexes(real)
+    matches = catalog_matcher(real)
     if out.exists():
         shutil.rmtree(out)
     for k in range(copies):
         for entry in real:
-            made = copy_entry(entry, k, ids, regexes)
+            made = copy_entry(entry, k, ids, matches)
             path = out / "entries" / made["category"] / f"{made['id']}.yaml"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(SCHEMA_LINE + _dump(made))
