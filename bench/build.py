@@ -44,18 +44,8 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 import yaml  # noqa: E402
+from diagnose import peak_rss  # noqa: E402
 from synth import write_catalog  # noqa: E402
-
-
-def _peak_rss(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
 
 
 def measure(cmd: list[str], cwd: Path) -> tuple[float, float, int, str]:
@@ -70,7 +60,7 @@ def measure(cmd: list[str], cwd: Path) -> tuple[float, float, int, str]:
         child = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err)
         peak = 0
         while True:
-            peak = max(peak, _peak_rss(child.pid))
+            peak = max(peak, peak_rss(child.pid))
             pid, status, usage = os.wait4(child.pid, os.WNOHANG)
             if pid:
                 break

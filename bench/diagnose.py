@@ -197,7 +197,7 @@ def write_log(
     return {"root": root, "rank": ROOT_RANK}
 
 
-def _peak_rss(pid: int) -> int:
+def peak_rss(pid: int) -> int:
     """The process's own high-water RSS (VmHWM), in bytes; 0 once it has exited."""
     try:
         with open(f"/proc/{pid}/status") as status:
@@ -221,7 +221,7 @@ def measure(cmd: list[str], out: Path) -> tuple[float, int, int]:
         child = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.DEVNULL, env=env)
         peak = 0
         while True:
-            peak = max(peak, _peak_rss(child.pid))
+            peak = max(peak, peak_rss(child.pid))
             pid, status, _ = os.wait4(child.pid, os.WNOHANG)
             if pid:
                 break
