@@ -47,6 +47,7 @@ from generator.diagnose.lineinfo import (
 )
 from generator.diagnose.paste import unwrap
 from generator.diagnose.prefilter import Prefilter, make_prefilter
+from generator.diagnose.verify import Verifier
 
 CHUNK_BYTES = 4 << 20
 LOOKBACK_BYTES = 64 << 10
@@ -285,6 +286,7 @@ class Scanner:
         self._anchor_len = tuple(len(a) for a in (*index.anchors, *extra))
         # Lines by their bytes: a storm repeats the same few lines, each read once.
         self._lines: dict[bytes, _Line] = {}
+        self.verifier = Verifier(index.by_anchor, [s.matcher for s in index.signatures])
 
     def scan(
         self,
@@ -504,14 +506,10 @@ class Scanner:
         """What a line says by itself, whatever its place: a pure function of its bytes."""
         text = raw.decode("utf-8", "replace")
         first_extra = self._first_extra
-        by_anchor = self.index.by_anchor
         signatures = self.index.signatures
+        verify = self.verifier.matching
         numbers = sorted(
-            n
-            for anchor in anchors
-            if anchor < first_extra
-            for n in by_anchor[anchor]
-            if signatures[n].matcher.search(text)
+            n for anchor in anchors if anchor < first_extra for n in verify(anchor, raw, text)
         )
         info, rest = read_line_body(text)
         body = evidence.body_of(rest)
