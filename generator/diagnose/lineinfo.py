@@ -84,6 +84,48 @@ _SYSLOG = re.compile(
 )
 _DMESG_RAW = re.compile(r"\[ *(\d{1,10})\.(\d{1,9})\]", re.ASCII)
 _NCCL_HOST = re.compile(r"([A-Za-z0-9][\w.-]*):\d+:\d+ \[\d+\] ", re.ASCII)
+# What follows the host in _NCCL_HOST: it starts with a literal, so it is found fast.
+_NCCL_TAIL = re.compile(r":\d+:\d+ \[\d+\] ", re.ASCII)
+_ALNUM = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_HOST_CHARS = _ALNUM | frozenset("_.-")
+_ISO_DASHES = 8  # dashes tried one by one before _iso_search hands over to a plain search
+
+
+def _iso_search(rest: str) -> re.Match[str] | None:
+    """`_ISO.search(rest)`, the same match, tried only where one can start: four characters
+    before a dash. Python's engine tries _ISO at every character, the most costly step of
+    reading a line; a line of many dashes goes to that search after the first few."""
+    dash = rest.find("-", 4)
+    for _ in range(_ISO_DASHES):
+        if dash < 0:
+            return None
+        m = _ISO.match(rest, dash - 4)  # the look-behind still sees the character before
+        if m is not None:
+            return m
+        dash = rest.find("-", dash + 1)
+    return _ISO.search(rest, dash - 4) if dash >= 0 else None
+
+
+def _nccl_host_search(rest: str, endpos: int) -> tuple[int, str] | None:
+    """Where `_NCCL_HOST.search(rest, 0, endpos)` matches, and its host, found from the tail.
+
+    A host is a run of host characters that starts with a letter or digit, and the run ends at
+    the tail's colon; runs ending at different colons do not overlap. So the leftmost match is
+    at the first tail whose run holds a letter or digit, from the first of them. Trying the
+    host pattern at every character, as the engine does, costs time quadratic in a long word."""
+    at = 0
+    while True:
+        tail = _NCCL_TAIL.search(rest, at, endpos)
+        if tail is None:
+            return None
+        colon = start = tail.start()
+        while start > 0 and rest[start - 1] in _HOST_CHARS:
+            start -= 1
+        while start < colon and rest[start] not in _ALNUM:
+            start += 1
+        if start < colon:
+            return start, rest[start:colon]
+        at = colon + 1
 
 
 def _fraction(digits: str | None) -> float:
@@ -172,7 +214,10 @@ def _timestamp(rest: str) -> tuple[Timestamp | None, str | None]:
             ("glog", _GLOG, False),
         )
     ):
-        m = regex.match(rest) if anchored else regex.search(rest)
+        if anchored:
+            m = regex.match(rest)
+        else:
+            m = _iso_search(rest) if regex is _ISO else regex.search(rest)
         if m is not None:
             found.append((m.start(), priority, kind, m))
     for _, _, kind, m in sorted(found, key=lambda f: (f[0], f[1])):
@@ -194,6 +239,13 @@ def read_line_body(text: str) -> tuple[LineInfo, str]:
     rank prefix, and a timestamp that stood before the rank prefix is the line's time when the
     line gives none after it.
     """
+    info, body, _ = _read_head(text[:HEAD_CHARS])
+    return info, body
+
+
+def read_line_parts(text: str) -> tuple[LineInfo, str, str]:
+    """`read_line_body`, and the head without its wrappers (the whole line's, when the line is
+    no longer than the head)."""
     return _read_head(text[:HEAD_CHARS])
 
 
@@ -201,7 +253,7 @@ def read_line_body(text: str) -> tuple[LineInfo, str]:
 # many ranks), so results are kept for recent heads (at most HEAD_CHARS characters each, so the
 # cache stays small): the function is pure and its result frozen.
 @functools.lru_cache(maxsize=8192)
-def _read_head(text: str) -> tuple[LineInfo, str]:
+def _read_head(text: str) -> tuple[LineInfo, str, str]:
     unwrapped = unwrap(text)
     head = rest = unwrapped.text
     prefix_rank: int | None = None
@@ -222,15 +274,17 @@ def _read_head(text: str) -> tuple[LineInfo, str]:
         time, _ = _timestamp(unwrapped.time_text)
     if host is None:
         m = _NCCL_HOST.match(rest)
-        if m is None:
+        if m is not None:
+            host = m.group(1)
+        else:
             # NCCL lines often follow a timestamp or a log-level prefix.
-            m = _NCCL_HOST.search(rest, 0, 200)
-            if m is not None and m.start() > 0 and rest[m.start() - 1] not in " ]":
-                m = None
-        host = m.group(1) if m is not None else unwrapped.host
+            found = _nccl_host_search(rest, 200)
+            if found is not None and found[0] > 0 and rest[found[0] - 1] not in " ]":
+                found = None
+            host = found[1] if found is not None else unwrapped.host
     m = _TEXT_RANK.search(head)
     text_rank = int(m.group(1)) if m is not None else None
-    return LineInfo(prefix_rank, text_rank, time, host), body
+    return LineInfo(prefix_rank, text_rank, time, host), body, head
 
 
 _SUFFIXES = (".gz", ".bz2", ".xz", ".log", ".txt", ".out", ".err")
