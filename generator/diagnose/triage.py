@@ -155,7 +155,9 @@ class Tally:
                 tallies = self.harmless
             else:
                 continue
-            tally = tallies.setdefault(entry, _Tally())
+            tally = tallies.get(entry)
+            if tally is None:
+                tally = tallies[entry] = _Tally()
             tally.count += repeat
             tally.rank_counts[match.rank] += repeat
             stream = (match.file_index, match.rank)
