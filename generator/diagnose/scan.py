@@ -30,6 +30,7 @@ from __future__ import annotations
 import bisect
 import operator
 import re
+from collections import deque
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -44,6 +45,7 @@ from generator.diagnose.lineinfo import (
     Timestamp,
     read_line,
     read_line_body,
+    read_line_parts,
 )
 from generator.diagnose.paste import unwrap
 from generator.diagnose.prefilter import Prefilter, make_prefilter
@@ -59,6 +61,7 @@ SUMMARY_BYTES = 2048  # a summary field takes the rank of a `rank :` line this c
 CACHED_LINES = 4096  # distinct lines whose reading is kept (Scanner._lines), at most
 CACHED_LINE_BYTES = 1024  # and only lines this short, so the cache stays under 5 MB
 CACHED_HEADS = 1 << 16  # lines a block's look-backs keep (_FileState.heads), at most
+SWEEP_GAP = 8  # lines between two matches that _Sweep reads rather than begin anew
 # The literals the scanner looks for besides the signatures' anchors, in a fixed order.
 EXTRA_ANCHORS: tuple[str, ...] = tuple(dict.fromkeys((*launcher.ANCHORS, *evidence.ANCHORS)))
 
@@ -268,6 +271,165 @@ class _FileState:
     # Lines the look-backs of the current block read: stream place after the line's break ->
     # (place of its start, what it says, or None for an empty line).
     heads: dict[int, tuple[int, LineInfo | None]] = field(default_factory=dict)
+    sweep: _Sweep | None = None  # the current block's lines read forward, when matches are close
+
+
+class _Sweep:
+    """The lines of a block read forward, in order, while its matches come thick.
+
+    A look-back walks up to LOOKBACK_LINES lines back from a match. When matches stand close
+    together (a storm: every rank prints its watchdog line), each walk covers the lines the
+    walks before it covered. So once matches are close, the lines between them are read once,
+    forward, and what a walk would find is kept per stream: the latest line with a time and the
+    latest with a host, by their count among the block's non-empty lines. A walk's answer is
+    then a look-up (`answer`), exactly the walk's, and when the kept lines do not cover the
+    whole of a walk (a segment just begun, a window reaching back past the block or the byte
+    limit), the walk itself runs. A gap of more than SWEEP_GAP lines starts a new segment, so a
+    log of few matches never reads a line its walks would not."""
+
+    def __init__(
+        self,
+        block: bytes,
+        offset_base: int,
+        has_cr: bool,
+        heads: dict[int, tuple[int, LineInfo | None]],
+    ) -> None:
+        self.block = block
+        self.heads = heads  # the walks' lines (_FileState.heads)
+        self.offset_base = offset_base
+        self.has_cr = has_cr
+        self.pos = -1  # where the next unread line of the segment starts; -1: no segment
+        self.begin = 0  # where the segment starts
+        self.count = 0  # its non-empty lines read so far
+        self.recent: deque[int] = deque(maxlen=LOOKBACK_LINES)  # their last starts
+        self.times: dict[int | None, tuple[int, Timestamp]] = {}
+        self.hosts: dict[int | None, tuple[int, str]] = {}
+        # A stream's last match inside the segment: (its stream offset, its count).
+        self.matches: dict[int | None, tuple[int, int]] = {}
+
+    def reach(self, start: int) -> None:
+        """Read the lines up to the one at `start`, or begin a new segment there."""
+        block = self.block
+        if self.pos < 0 or start < self.pos:
+            self._restart(start)
+            return
+        gap = block.count(b"\n", self.pos, start)
+        if self.has_cr:
+            gap += block.count(b"\r", self.pos, start)
+        if gap > SWEEP_GAP:
+            self._restart(start)
+            return
+        self._read_to(start)
+
+    def _restart(self, start: int) -> None:
+        self.pos = self.begin = start
+        self.count = 0
+        self.recent.clear()
+        self.times.clear()
+        self.hosts.clear()
+        self.matches.clear()
+
+    def _read_to(self, to: int) -> None:
+        block, has_cr, pos = self.block, self.has_cr, self.pos
+        while pos < to:
+            end = block.find(b"\n", pos, to)
+            if end < 0:
+                end = to
+            if has_cr:
+                cr = block.find(b"\r", pos, end)
+                if cr >= 0:
+                    end = cr
+            if end > pos:
+                # Shared with the walks, which read the same lines the same way.
+                key = self.offset_base + end + 1
+                known = self.heads.get(key)
+                if known is not None and known[1] is not None:
+                    info = known[1]
+                else:
+                    head = block[pos : min(end, pos + HEAD_CHARS)]
+                    info = read_line(head.decode("utf-8", "replace"))
+                    if len(self.heads) < CACHED_HEADS:
+                        self.heads[key] = (self.offset_base + pos, info)
+                self._note(pos, info)
+            pos = end + 1
+        # Lines end at a break: a `to` that is not a line's start ends the segment.
+        self.pos = pos if pos == to else -1
+
+    def _note(self, start: int, info: LineInfo) -> None:
+        ordinal = self.count
+        self.count += 1
+        self.recent.append(start)
+        if info.time is not None:
+            self.times[info.prefix_rank] = (ordinal, info.time)
+        if info.host is not None:
+            self.hosts[info.prefix_rank] = (ordinal, info.host)
+
+    def take(
+        self,
+        start: int,
+        end: int,
+        size: int,
+        repeat: int,
+        stream: int | None,
+        state: _FileState,
+        info: LineInfo | None = None,
+    ) -> None:
+        """Read the matched line at `start` (its text ends at `end`), which stands `repeat`
+        times in a row, `size` bytes apart, and note the stream's last match when it is there.
+        `info` is what the line's head says, when the caller knows it already."""
+        if self.pos != start:
+            return
+        block = self.block
+        if repeat <= 1 and info is not None and end > start:
+            stop = _line_end(block, start, self.has_cr)
+            self._note(start, info)
+            if len(self.heads) < CACHED_HEADS:
+                self.heads[self.offset_base + stop + 1] = (self.offset_base + start, info)
+            self.pos = stop + 1
+        elif repeat <= 1 or end == start:
+            self._read_to(_line_end(block, start, self.has_cr) + 1)
+        else:
+            # Copies read alike: note the last LOOKBACK_LINES of them, count the rest.
+            if info is None:
+                head = block[start : min(end, start + HEAD_CHARS)]
+                info = read_line(head.decode("utf-8", "replace"))
+            skip = max(0, repeat - LOOKBACK_LINES)
+            self.count += skip
+            for j in range(skip, repeat):
+                self._note(start + j * size, info)
+            self.pos = start + repeat * size
+        memo = state.memos.get(stream)
+        last = self.offset_base + start + (max(repeat, 1) - 1) * size
+        if memo is not None and memo.offset == last:
+            self.matches[stream] = (last, self.count - 1)
+
+    def answer(
+        self, start: int, stream: int | None, memo: _Memo | None
+    ) -> tuple[Timestamp | None, str | None] | None:
+        """What the look-back from the line at `start` finds, or None to walk."""
+        if self.pos != start:
+            return None
+        n = self.count
+        floor = start - LOOKBACK_BYTES
+        seen_time = self.times.get(stream)
+        seen_host = self.hosts.get(stream)
+        if memo is not None and memo.offset >= self.offset_base + self.begin:
+            known = self.matches.get(stream)
+            if known is None or known[0] != memo.offset:
+                return None
+            m = known[1]
+            if m >= n - LOOKBACK_LINES:
+                if memo.offset - self.offset_base < floor:
+                    return None
+                time = seen_time[1] if seen_time is not None and seen_time[0] > m else None
+                host = seen_host[1] if seen_host is not None and seen_host[0] > m else None
+                return time or memo.time, host or memo.host
+        if n < LOOKBACK_LINES or self.recent[0] < floor:
+            return None
+        low = n - LOOKBACK_LINES
+        time = seen_time[1] if seen_time is not None and seen_time[0] >= low else None
+        host = seen_host[1] if seen_host is not None and seen_host[0] >= low else None
+        return time, host
 
 
 def scan_literals(index: SignatureIndex) -> tuple[bytes, ...]:
@@ -408,6 +570,7 @@ class Scanner:
             starts.setdefault(start, set())
         if starts:
             state.heads = {}
+            state.sweep = sweep = _Sweep(block, offset_base, has_cr, state.heads)
             tail_cr = has_cr or b"\r" in state.prev_tail
             counted_to, line = 0, line_base
             for start in sorted(starts):
@@ -425,6 +588,9 @@ class Scanner:
                 if not (read.numbers or read.extra or start in exceptions):
                     continue
                 repeat, size = runs.get(start, (1, 0))
+                stream = read.info.prefix_rank
+                # On ASCII, the head a walk would read is the text the line was read by.
+                known = read.info if raw.isascii() else None
                 if repeat > 1 and read.launch is not None:
                     # A launcher's line carries its summary's state from line to line.
                     for j in range(repeat):
@@ -432,9 +598,13 @@ class Scanner:
                             block, start + j * size, offset_base, line + j, read, state,
                             exceptions, tail_cr,
                         )  # fmt: skip
+                        sweep.take(start + j * size, end + j * size, size, 1, stream, state, known)
                         if match is not None:
                             yield match
-                elif (match := self._match(
+                    line += repeat - 1
+                    counted_to = start + (repeat - 1) * size
+                    continue
+                if (match := self._match(
                     block, start, offset_base, line, read, state, exceptions, tail_cr
                 )) is not None:  # fmt: skip
                     if repeat > 1:
@@ -446,7 +616,10 @@ class Scanner:
                             last = offset_base + start + (repeat - 1) * size
                             state.memos[match.stream] = _Memo(last, match.time, match.host)
                         match = replace(match, repeat=repeat)
+                    sweep.take(start, end, size, repeat, stream, state, known)
                     yield match
+                else:
+                    sweep.take(start, end, size, repeat, stream, state, known)
                 if repeat > 1:
                     line += repeat - 1
                     counted_to = start + (repeat - 1) * size
@@ -511,7 +684,7 @@ class Scanner:
         numbers = sorted(
             n for anchor in anchors if anchor < first_extra for n in verify(anchor, raw, text)
         )
-        info, rest = read_line_body(text)
+        info, rest, head = read_line_parts(text)
         body = evidence.body_of(rest)
         launch: LaunchReport | None = None
         kind: Kind | None = None
@@ -520,7 +693,8 @@ class Scanner:
             launch = read_launch(body)
             kind = evidence.classify(body, launch is not None and launch.signal is not None)
         supporting = bool(numbers) and all(signatures[n].role == "context" for n in numbers)
-        return _Line(tuple(numbers), extra, unwrap(text).text, info, launch, kind, supporting)
+        shown = head if len(text) <= HEAD_CHARS else unwrap(text).text
+        return _Line(tuple(numbers), extra, shown, info, launch, kind, supporting)
 
     def _match(
         self,
@@ -559,7 +733,13 @@ class Scanner:
             # from every rank, and each would cost a look-back).
             time = host = None
         elif time is None or host is None:
-            found_time, found_host = self._look_back(
+            swept = None
+            if state.sweep is not None:
+                # Only lines that look back move the sweep on: a log's supporting lines
+                # (NCCL INFO from every rank) never make it read the lines between them.
+                state.sweep.reach(start)
+                swept = state.sweep.answer(start, stream, memo)
+            found_time, found_host = swept or self._look_back(
                 block, start, offset_base, stream, state, tail_cr
             )
             time = time or found_time

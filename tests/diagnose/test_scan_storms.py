@@ -99,11 +99,15 @@ def test_100000_identical_oom_lines_are_matched_once(monkeypatch: pytest.MonkeyP
 
 def test_interleaved_ranks_read_each_earlier_line_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """20,000 lines from 1,000 rank prefixes: no line gives a time, so each match looks back
-    64 lines for one; those windows overlap, and each line in them is read once."""
+    64 lines for one; those windows overlap. Each line is read once, when it is matched, and
+    the look-backs read none again; once 64 lines are read forward, a look-back is a look-up,
+    so only the first 64 matches walk at all."""
     raw = "".join(f"[rank{i % 1000}]: {OOM}\n" for i in range(20_000)).encode()
     heads = Counted(monkeypatch, scan, "read_line")
+    walks = Counted(monkeypatch, Scanner, "_look_back")
     got = run(raw)
-    assert heads.calls < 20_000  # was 64 per match: 1,280,000
+    assert heads.calls == 0  # was 64 per match: 1,280,000
+    assert walks.calls == scan.LOOKBACK_LINES  # was one per match: 20,000
     assert got == {
         "json": {
             "findings": [
