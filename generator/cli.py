@@ -328,6 +328,22 @@ def _progress(total: int, show: bool) -> Iterator[Callable[[int], None]]:
         yield lambda done: bar.update(task, completed=done)
 
 
+def _terminal(stream: TextIO) -> bool:
+    """Whether rich's Console takes `stream` for a terminal and draws styles on it
+    (rich.console.Console.is_terminal): TTY_COMPATIBLE=0 or 1 says so, then a non-empty
+    FORCE_COLOR, then the stream's isatty()."""
+    compatible = os.environ.get("TTY_COMPATIBLE", "")
+    if compatible in ("0", "1"):
+        return compatible == "1"
+    force = os.environ.get("FORCE_COLOR")
+    if force is not None:
+        return force != ""
+    try:
+        return stream.isatty()
+    except ValueError:  # closed
+        return False
+
+
 def _diagnose(args: argparse.Namespace) -> int:
     from generator.diagnose.inputs import InputError, NotALog, OpenLog, resolve_inputs
     from generator.diagnose.lineinfo import rank_from_path
@@ -336,6 +352,8 @@ def _diagnose(args: argparse.Namespace) -> int:
         human_report,
         json_report,
         markdown_report,
+        plain_report,
+        report_lines,
         stats_notes,
         text_notes,
     )
@@ -402,11 +420,15 @@ def _diagnose(args: argparse.Namespace) -> int:
     elif args.format == "markdown":
         sys.stdout.write(markdown_report(diagnosis, stats, base_url, notes))
     else:
-        from rich.console import Console
+        lines = report_lines(diagnosis, stats, base_url, notes)
+        plain = None if _terminal(sys.stdout) else plain_report(lines)
+        if plain is not None:
+            # What rich prints here, without the import (bench/startup.py).
+            sys.stdout.write(plain)
+        else:
+            from rich.console import Console
 
-        Console(highlight=False, soft_wrap=True).print(
-            human_report(diagnosis, stats, base_url, notes)
-        )
+            Console(highlight=False, soft_wrap=True).print(human_report(lines))
     sys.stdout.flush()
     for problem in errors:
         _say(f"{problem.file}: {problem.message}")
