@@ -61,7 +61,7 @@ def _benign_corpus(option: str | None) -> tuple[list[LogBytes] | None, list[Prob
 
 
 def _folders(args: argparse.Namespace) -> list[str]:
-    """The catalog folders of validate, build and serve: each --entries, or entries/."""
+    """The catalog folders of validate, build, serve and export: each --entries, or entries/."""
     return list(args.entries or ["entries"])
 
 
@@ -655,7 +655,7 @@ EXAMPLES = {
     "completion": 'eval "$(trainwreck completion bash)"     # in ~/.bashrc\n'
     "  trainwreck completion fish | source",
     "export": "trainwreck export loki --out rules/      # rules/loki/rules.yaml for the ruler\n"
-    "  trainwreck export sigma",
+    "  trainwreck export sigma --entries ours/ --entries entries/   # your entries too",
     "fleet": "trainwreck fleet scan s3a://logs/2026-12-01/ --out triage/ --format json",
 }
 
@@ -688,9 +688,11 @@ def _export(args: argparse.Namespace) -> int:
 
     try:
         site_url = _site_url(args)
-        if not Path(args.entries).is_dir():
-            raise _Usage(f"{args.entries}: no catalog here; pass --entries DIR")
-        entries, notes = _loaded_entries([args.entries])
+        folders = _folders(args)
+        for folder in folders:
+            if not Path(folder).is_dir():
+                raise _Usage(f"{folder}: no catalog here; pass --entries DIR")
+        entries, notes = _loaded_entries(folders)
         done = export(entries, site_url, args.target, Path(args.out))
     except _Usage as exc:
         print(f"trainwreck: {exc}", file=sys.stderr)
@@ -852,7 +854,7 @@ def parser() -> argparse.ArgumentParser:
         "target", choices=("sigma", "loki", "elasticsearch", "splunk", "sqlite", "duckdb", "spark")
     )
     export_cmd.add_argument("--out", default="export", help="folder (default: export/)")
-    export_cmd.add_argument("--entries", default="entries")
+    export_cmd.add_argument("--entries", action="append", metavar="DIR", help=ENTRIES_HELP)
     export_cmd.add_argument(
         "--base-url", help="site root for entry links (default: $TRAINWRECK_SITE_URL)"
     )
