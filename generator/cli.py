@@ -8,6 +8,7 @@ output that is closed or cannot be written (see main()).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import shutil
@@ -61,7 +62,7 @@ def _benign_corpus(option: str | None) -> tuple[list[LogBytes] | None, list[Prob
 
 
 def _folders(args: argparse.Namespace) -> list[str]:
-    """The catalog folders of validate, build and serve: each --entries, or entries/."""
+    """The catalog folders of validate, build, serve and export: each --entries, or entries/."""
     return list(args.entries or ["entries"])
 
 
@@ -328,6 +329,22 @@ def _progress(total: int, show: bool) -> Iterator[Callable[[int], None]]:
         yield lambda done: bar.update(task, completed=done)
 
 
+def _terminal(stream: TextIO) -> bool:
+    """Whether rich's Console takes `stream` for a terminal and draws styles on it
+    (rich.console.Console.is_terminal): TTY_COMPATIBLE=0 or 1 says so, then a non-empty
+    FORCE_COLOR, then the stream's isatty()."""
+    compatible = os.environ.get("TTY_COMPATIBLE", "")
+    if compatible in ("0", "1"):
+        return compatible == "1"
+    force = os.environ.get("FORCE_COLOR")
+    if force is not None:
+        return force != ""
+    try:
+        return stream.isatty()
+    except ValueError:  # closed
+        return False
+
+
 def _diagnose(args: argparse.Namespace) -> int:
     from generator.diagnose.inputs import InputError, NotALog, OpenLog, resolve_inputs
     from generator.diagnose.lineinfo import rank_from_path
@@ -336,6 +353,8 @@ def _diagnose(args: argparse.Namespace) -> int:
         human_report,
         json_report,
         markdown_report,
+        plain_report,
+        report_lines,
         stats_notes,
         text_notes,
     )
@@ -355,6 +374,7 @@ def _diagnose(args: argparse.Namespace) -> int:
         _say(str(exc))
         return EXIT_USAGE
     scanner = Scanner(index, cached_prefilter(scan_literals(index)))
+    _collect()  # the start is done: see main()
     tally, stats = Tally(index), ScanStats()
     problems: list[ScanProblem] = []
     total = sum(log.size or 0 for log in inputs)
@@ -402,11 +422,15 @@ def _diagnose(args: argparse.Namespace) -> int:
     elif args.format == "markdown":
         sys.stdout.write(markdown_report(diagnosis, stats, base_url, notes))
     else:
-        from rich.console import Console
+        lines = report_lines(diagnosis, stats, base_url, notes)
+        plain = None if _terminal(sys.stdout) else plain_report(lines)
+        if plain is not None:
+            # What rich prints here, without the import (bench/startup.py).
+            sys.stdout.write(plain)
+        else:
+            from rich.console import Console
 
-        Console(highlight=False, soft_wrap=True).print(
-            human_report(diagnosis, stats, base_url, notes)
-        )
+            Console(highlight=False, soft_wrap=True).print(human_report(lines))
     sys.stdout.flush()
     for problem in errors:
         _say(f"{problem.file}: {problem.message}")
@@ -633,7 +657,7 @@ EXAMPLES = {
     "completion": 'eval "$(trainwreck completion bash)"     # in ~/.bashrc\n'
     "  trainwreck completion fish | source",
     "export": "trainwreck export loki --out rules/      # rules/loki/rules.yaml for the ruler\n"
-    "  trainwreck export sigma",
+    "  trainwreck export sigma --entries ours/ --entries entries/   # your entries too",
     "fleet": "trainwreck fleet scan s3a://logs/2026-12-01/ --out triage/ --format json",
 }
 
@@ -666,9 +690,11 @@ def _export(args: argparse.Namespace) -> int:
 
     try:
         site_url = _site_url(args)
-        if not Path(args.entries).is_dir():
-            raise _Usage(f"{args.entries}: no catalog here; pass --entries DIR")
-        entries, notes = _loaded_entries([args.entries])
+        folders = _folders(args)
+        for folder in folders:
+            if not Path(folder).is_dir():
+                raise _Usage(f"{folder}: no catalog here; pass --entries DIR")
+        entries, notes = _loaded_entries(folders)
         done = export(entries, site_url, args.target, Path(args.out))
     except _Usage as exc:
         print(f"trainwreck: {exc}", file=sys.stderr)
@@ -830,7 +856,7 @@ def parser() -> argparse.ArgumentParser:
         "target", choices=("sigma", "loki", "elasticsearch", "splunk", "sqlite", "duckdb", "spark")
     )
     export_cmd.add_argument("--out", default="export", help="folder (default: export/)")
-    export_cmd.add_argument("--entries", default="entries")
+    export_cmd.add_argument("--entries", action="append", metavar="DIR", help=ENTRIES_HELP)
     export_cmd.add_argument(
         "--base-url", help="site root for entry links (default: $TRAINWRECK_SITE_URL)"
     )
@@ -905,6 +931,20 @@ def _closed(fd: int) -> bool:
     return False
 
 
+def _collect() -> None:
+    """Let the garbage collector run again, over what is made from here on (see main())."""
+    if _Start.deferred:
+        _Start.deferred = False
+        gc.freeze()  # what the start made lives to the end: no pass need walk it again
+        _Start.frozen = True
+        gc.enable()
+
+
+class _Start:
+    deferred = False  # main() turned the collector off until the command's work begins
+    frozen = False  # and _collect() froze what was made before it
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdout is None:
         # Started with standard output closed (`>&-`): there is nowhere to put the result.
@@ -920,8 +960,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.stdout = cast(TextIO, _Stdout(sys.stdout))
     if sys.stderr is None:
         sys.stderr = sys.stdout  # messages follow the report on standard output
+    # A command's start (its modules, the parser; diagnose's compiled index) makes many
+    # objects that live to its end and no garbage cycles: the collector's passes over them
+    # were a few ms of diagnose's start (bench/startup.py). It waits until the work begins:
+    # the scan of diagnose (_collect), every other command's run.
+    _Start.deferred = gc.isenabled()
+    gc.disable()
     try:
         args = parser().parse_args(argv)
+        if args.run is not _diagnose:
+            _collect()
         code = int(args.run(args))
         sys.stdout.flush()
         return code
@@ -934,6 +982,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     finally:
         sys.stdout, sys.stderr = saved
+        _collect()  # when the command stopped before its work (--help, bad usage)
+        if _Start.frozen:
+            _Start.frozen = False
+            gc.unfreeze()
 
 
 if __name__ == "__main__":

@@ -303,3 +303,58 @@ def test_a_missing_folder_is_named(
     assert main([command, "--entries", "entries", "--entries", "../private/theirs"]) == 2
     assert capsys.readouterr() == ("", "trainwreck: ../private/theirs: no such folder\n")
     assert not (repo / "site").exists()
+
+
+SITE = "https://trainwreck.example/"
+
+
+def test_export_holds_both_catalogs(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A rule per entry of both folders; the private one's, whole, under its own category.
+    import yaml
+
+    from generator.fleet.sigma import rule_id
+
+    out = repo.parent / "rules"
+    assert main(["export", "sigma", *BOTH, "--out", str(out), "--base-url", SITE]) == 0
+    ids = sorted([*(s.id for s in SPECS), HEARTBEAT.id])
+    quoted = "A log that quotes the message without the failure happening (a test suite, a "
+    quoted += "tutorial)"
+    assert capsys.readouterr() == (
+        "",
+        f"{len(ids)} rule(s), 0 entr(ies) skipped; wrote {len(ids)} file(s) under "
+        f"{(out / 'sigma').as_posix()}/\n",
+    )
+    assert sorted(p.name for p in (out / "sigma").iterdir()) == [f"{i}.yml" for i in ids]
+    rule = yaml.safe_load((out / "sigma" / f"{HEARTBEAT.id}.yml").read_text())
+    assert rule == {
+        "title": HEARTBEAT.title,
+        "id": rule_id(HEARTBEAT.id),
+        "status": "experimental",
+        "description": "The driver lost contact with the GPU over **PCIe**; the device is gone "
+        "until a reset.",
+        "references": [
+            f"{SITE}failures/{HEARTBEAT.id}/",
+            "https://docs.nvidia.com/deploy/xid-errors/index.html",
+        ],
+        "author": "Trainwreck contributors",
+        "date": "2026-11-29",
+        "tags": ["trainwreck.xid", "trainwreck.pcie", "trainwreck.category-acme-launcher"],
+        "logsource": {"category": "application", "product": "ml-training"},
+        "detection": {
+            "keywords": {"|re": ["acme-agent: lost heartbeat from worker [0-9]+ after [0-9]+s"]},
+            "condition": "keywords",
+        },
+        "falsepositives": [quoted],
+        "level": "high",
+    }
+
+
+def test_export_names_a_missing_folder(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = repo.parent / "rules"
+    argv = ["export", "sigma", "--entries", "entries", "--entries", "../private/theirs"]
+    assert main([*argv, "--out", str(out)]) == 2
+    assert capsys.readouterr() == (
+        "",
+        "trainwreck: ../private/theirs: no catalog here; pass --entries DIR\n",
+    )
+    assert not out.exists()

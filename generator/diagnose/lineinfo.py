@@ -18,8 +18,6 @@ reads `Rank ٣` as rank 3 and crashes on a `²` folder name.)
 
 from __future__ import annotations
 
-import calendar
-import datetime as dt
 import functools
 import re
 from dataclasses import dataclass
@@ -28,12 +26,20 @@ from generator.diagnose.paste import unwrap
 
 HEAD_CHARS = 512
 
-_MONTHS = {name: i for i, name in enumerate(calendar.month_abbr) if name}
+# English month names, as logs print them (calendar.month_abbr in the C locale; not imported,
+# nor datetime until a line names its year: bench/startup.py).
+_MONTHS = {
+    name: i + 1
+    for i, name in enumerate(
+        ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+    )
+}
 _MONTH_RE = "|".join(_MONTHS)
 # Seconds from the start of a leap year to each month, so that Feb 29 has a place.
+_MONTH_DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 _MONTH_START = [0.0] * 13
 for _m in range(2, 13):
-    _MONTH_START[_m] = _MONTH_START[_m - 1] + calendar.monthrange(2000, _m - 1)[1] * 86400.0
+    _MONTH_START[_m] = _MONTH_START[_m - 1] + _MONTH_DAYS[_m - 2] * 86400.0
 
 
 @dataclass(frozen=True)
@@ -160,6 +166,8 @@ def _wall(
             _yearless(month, day, hour, minute, seconds),
             None,
         )
+    import datetime as dt
+
     try:
         when = dt.datetime(year, month, day, hour, minute, min(second, 59), tzinfo=dt.UTC)
     except ValueError:

@@ -1,4 +1,5 @@
-"""A diagnosis as JSON for tools, Markdown for issues, and a rich report for terminals.
+"""A diagnosis as JSON for tools, Markdown for issues, and a text report: drawn by rich on a
+terminal, written as plain text (without importing rich) to a pipe or a file.
 
 The JSON shape is a contract (tools depend on it) and carries nothing else:
 
@@ -35,7 +36,6 @@ from generator.model.invisible import printable
 
 if TYPE_CHECKING:
     from rich.console import Group
-    from rich.text import Text
 
 SHOWN_CHARS = 400
 _CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
@@ -213,46 +213,76 @@ def _causes(caused_by: Sequence[str]) -> str:
     )
 
 
-# --- rich, for terminals ---------------------------------------------------------------------
+# --- text, for terminals (rich) and for pipes and files (plain) ----------------------------
+
+# One line of the text report: its text and style, then more text, each with its own style
+# (drawn over the line's). rich draws it on a terminal; elsewhere the styles draw nothing and
+# the line is its text, which plain_report writes without importing rich.
+Line = tuple[str, str, list[tuple[str, str]]]
+# What rich's Text does to a string before printing it: it drops these controls
+# (rich.control.strip_control_codes) and expands tabs to its columns. plain_report leaves a
+# report with any of them to rich, so that its output is rich's byte for byte.
+_RICH_CHANGES = re.compile("[\x07\x08\x0b\x0c\r\t]")
 
 
-def human_report(
+def report_lines(
     diagnosis: Diagnosis, stats: ScanStats, base_url: str, notes: Sequence[str] = ()
-) -> Group:
-    # rich is imported here, not at the top: the JSON and Markdown reports start without it.
-    from rich.console import Group
-    from rich.text import Text
-
-    out: list[Text] = [Text(f"trainwreck diagnose: {stats_line(stats)}", style="dim")]
+) -> list[Line]:
+    out: list[Line] = [(f"trainwreck diagnose: {stats_line(stats)}", "dim", [])]
     first = diagnosis.first_failure
     if first is not None:
-        line = Text("First failed rank: ", style="bold")
-        line.append(str(diagnosis.first_failed_rank), style="bold red")
         when = f", at {first.time.text}" if first.time else ""
-        line.append(f"{when} ({_at(first)})")
-        out.append(line)
+        out.append(
+            (
+                "First failed rank: ",
+                "bold",
+                [(str(diagnosis.first_failed_rank), "bold red"), (f"{when} ({_at(first)})", "")],
+            )
+        )
     witness = diagnosis.first_witness
     if witness is not None:
         out.append(_label("exit", f"{witness_says(witness)}", "red"))
     if not diagnosis.root_causes:
-        out.append(Text(""))
-        out.append(Text("No known failure matched.", style="bold"))
+        out.append(_BLANK)
+        out.append(("No known failure matched.", "bold", []))
         for u in diagnosis.unrecognized:
-            head = Text("UNRECOGNISED  ", style="bold red")
-            head.append(KIND_WORDS[u.kind], style="bold")
-            out.append(head)
+            out.append(("UNRECOGNISED  ", "bold red", [(KIND_WORDS[u.kind], "bold")]))
             out.append(_label("first", f"{_at(u.hit)} ({_where(u.hit)})"))
             out.append(_label("line", shown(u.hit.text), "cyan"))
         for step in unrecognized_steps(diagnosis):
-            out.append(Text(step))
+            out.append((step, "", []))
     for f in diagnosis.findings:
-        out.append(Text(""))
+        out.append(_BLANK)
         out.extend(_finding_lines(f, base_url))
     for note in notes:
-        out.append(Text(""))
-        out.append(Text(f"note: {printable(note)}", style="dim"))
-    return Group(*out)
+        out.append(_BLANK)
+        out.append((f"note: {printable(note)}", "dim", []))
+    return out
 
+
+def human_report(lines: Sequence[Line]) -> Group:
+    """The text report (report_lines) as rich draws it on a terminal."""
+    # rich is imported here, not at the top: the other reports start without it.
+    from rich.console import Group
+    from rich.text import Text
+
+    texts = []
+    for text, style, more in lines:
+        line = Text(text, style=style)
+        for part, part_style in more:
+            line.append(part, style=part_style)
+        texts.append(line)
+    return Group(*texts)
+
+
+def plain_report(lines: Sequence[Line]) -> str | None:
+    """The text report as rich prints it where it does not draw styles (not a terminal), or
+    None when rich would change its text (see _RICH_CHANGES)."""
+    text = "".join("".join([line, *(part for part, _ in more)]) + "\n" for line, _, more in lines)
+    return None if _RICH_CHANGES.search(text) else text
+
+
+_BLANK: Line = ("", "", [])
 
 KIND_WORDS = {
     "python-exception": "a Python exception",
@@ -287,12 +317,8 @@ def unrecognized_steps(diagnosis: Diagnosis) -> list[str]:
     ]
 
 
-def _label(label: str, value: str, style: str = "") -> Text:
-    from rich.text import Text
-
-    text = Text(f"  {label:<6}", style="dim")
-    text.append(value, style=style)
-    return text
+def _label(label: str, value: str, style: str = "") -> Line:
+    return (f"  {label:<6}", "dim", [(value, style)])
 
 
 _HEADS = {
@@ -302,14 +328,17 @@ _HEADS = {
 }
 
 
-def _finding_lines(f: Finding, base_url: str) -> list[Text]:
-    from rich.text import Text
-
+def _finding_lines(f: Finding, base_url: str) -> list[Line]:
     root = f.role == "root-cause"
     label, style = _HEADS[f.role]
-    head = Text(label, style=style)
-    head.append(printable(f.entry.title), style="bold")
-    head.append(printable(f"  {f.id} · severity {f.entry.severity}"), style="dim")
+    head: Line = (
+        label,
+        style,
+        [
+            (printable(f.entry.title), "bold"),
+            (printable(f"  {f.id} · severity {f.entry.severity}"), "dim"),
+        ],
+    )
     lines = [head]
     if f.caused_by:
         lines.append(_label("cause", "collateral of " + _causes(f.caused_by)))
