@@ -17,9 +17,9 @@ file, which every search loads. So the signatures loaded for a query include eve
 that matches any of its lines, and the matcher's answer over them is the same as over the
 whole index (tests/diagnose/test_search_shards.py).
 
-Of a signature's words the key is the one fewest signatures could take (then the longest),
-words of digits alone or of one or two characters only when there is no other: a query's
-common words then rarely fetch anything.
+Of a signature's words the key is the one fewest signatures could take (then the longest), so
+that a word many signatures share (`error`, `PCI`) does not gather them all into one shard that
+every query with that word fetches: the Xid signatures are filed under their codes (`79`).
 
     signatures/search/index.json   {"version": 1, "catalog", "max_line_bytes", "shards": N,
                                     "filter": base64 of the filter's bits (bit i is byte
@@ -79,17 +79,12 @@ def key_words(pattern: str) -> set[str]:
     return found
 
 
-def _weak(word: str) -> bool:
-    return len(word) < 3 or word.isdigit()
-
-
 def choose_keys(patterns: list[str]) -> list[str | None]:
     """Each pattern's key, or None when it has no key word."""
     candidates = [key_words(p) for p in patterns]
     taken = Counter(w for words in candidates for w in words)
     return [
-        min(words, key=lambda w: (_weak(w), taken[w], -len(w), w)) if words else None
-        for words in candidates
+        min(words, key=lambda w: (taken[w], -len(w), w)) if words else None for words in candidates
     ]
 
 
