@@ -54,21 +54,31 @@ def first_search(browser: Any, url: str, query: str, done: str) -> dict[str, Any
     context = browser.new_context()
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url)
     page = context.new_page()
+    # Each response is counted by when its request was made: a response of the page's load
+    # may arrive (and its body be read) after the search has begun.
+    loaded: list[int] = []
     fetched: list[tuple[str, int]] = []
+    searching: set[Any] = set()
     recording = [False]
+
+    def on_request(request: Any) -> None:
+        if recording[0]:
+            searching.add(request)
 
     def on_response(response: Any) -> None:
         try:
             body = response.body()
         except Exception:  # a redirect or an aborted request has no body
             return
-        fetched.append((response.url, _wire(body)))
+        if response.request in searching:
+            fetched.append((response.url, _wire(body)))
+        else:
+            loaded.append(_wire(body))
 
+    page.on("request", on_request)
     page.on("response", on_response)
     page.goto(f"{url}/")
     page.wait_for_load_state("networkidle")
-    load = sum(size for _, size in fetched)
-    fetched.clear()
     recording[0] = True
     page.click(".md-search__input")
     box = page.locator(".md-search__input")
@@ -105,6 +115,7 @@ def first_search(browser: Any, url: str, query: str, done: str) -> dict[str, Any
         for address, size in fetched:
             print(f"  {size:>8} {address.removeprefix(url)}", file=sys.stderr)
     context.close()
+    load = sum(loaded)
     return {"seconds": seconds, "bytes": sum(by_kind.values()), "by_kind": by_kind, "load": load}
 
 
