@@ -56,7 +56,7 @@ _WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
 def query_words(text: str) -> set[str]:
-    """The words of a query, as the search box takes them (search-signatures.js `words`)."""
+    """The words of a query, as the search box takes them (search-signatures.js `shardsFor`)."""
     return set(_WORD.findall(text))
 
 
