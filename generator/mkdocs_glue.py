@@ -33,6 +33,7 @@ from watchdog.observers.polling import PollingObserver
 
 from generator.catalog import Catalog
 from generator.diagnose.index import build_index, index_json
+from generator.diagnose.search_shards import shard_files
 from generator.fleet import site as fleet_site
 from generator.loading.discovery import (
     containing,
@@ -244,10 +245,12 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
             renderer = Renderer(templates, site_url=site_url, monitor=monitor)
             self.pages = {p.src_uri: p for p in renderer.all_pages(catalog)}
         # Files served as they are: the signature index for the browser diagnoser and
-        # tools, redirects from renamed entries' old URLs, and the API, feed and robots.txt.
-        index = index_json(build_index(entries))
+        # tools, the same cut into shards for the search box, redirects from renamed entries'
+        # old URLs, and the API, feed and robots.txt.
+        index = build_index(entries)
         self.extra_files = {
-            SIGNATURES_URI: index,
+            SIGNATURES_URI: index_json(index),
+            **shard_files(index),
             **redirect_files(catalog),
             **data_files(catalog, site_url),
         }

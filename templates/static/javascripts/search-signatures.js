@@ -2,9 +2,12 @@
 // signature matcher on what was typed or pasted, and shows the entries whose error signatures
 // match it, on top, as exact hits; the theme's full-text search runs as before underneath.
 //
-// The matcher is the diagnosis engine's (javascripts/engine/pattern.js and index.js) with the
-// site's /signatures.json, loaded the first time a search box is used. The query never leaves
-// the browser: matching runs on this page, and the only requests are for those static files.
+// The matcher is the diagnosis engine's (javascripts/engine/pattern.js and index.js), over the
+// signature index cut into shards (generator/diagnose/search_shards.py says how): the head
+// file signatures/search/index.json is loaded the first time a search box is used, and a query
+// loads the shard of each of its words that the head's filter names, so it fetches only the
+// signatures that could match it. The query never leaves the browser: matching runs on this
+// page, and the only requests are for those static files.
 // Include it on every page, after search-normalise.js:
 //   <script src="{{ 'javascripts/search-signatures.js' | url }}" defer></script>
 (function () {
@@ -28,21 +31,107 @@
     });
   }
 
-  // The compiled index, loaded once; null when it cannot be had (search still works).
-  function index() {
+  function getJSON(path) {
+    return fetch(new URL(path, siteRoot).href).then(function (r) {
+      if (!r.ok) throw new Error("HTTP " + r.status);
+      return r.json();
+    });
+  }
+
+  // The engine and the head file, loaded once; null when they cannot be had (search still works).
+  function head() {
     if (loading === null) {
       loading = Promise.all([
         loadScript("javascripts/engine/pattern.js"),
         loadScript("javascripts/engine/index.js"),
-        fetch(new URL("signatures.json", siteRoot).href).then(function (r) {
-          if (!r.ok) throw new Error("HTTP " + r.status);
-          return r.json();
-        }),
+        getJSON("signatures/search/index.json"),
       ])
-        .then(function (done) { return window.TrainwreckEngine.compileIndex(done[2]); })
+        .then(function (done) {
+          var data = done[2];
+          if (data.version !== 1) return null; // a head file this script cannot read
+          var raw = atob(data.filter);
+          var bits = new Uint8Array(raw.length);
+          for (var i = 0; i < raw.length; i++) bits[i] = raw.charCodeAt(i);
+          data.bits = bits;
+          return data;
+        })
         .catch(function () { return null; });
     }
     return loading;
+  }
+
+  // search_shards.py's word_hash: 32-bit FNV-1a (words are ASCII, one byte a character).
+  function wordHash(word) {
+    var h = 0x811c9dc5;
+    for (var i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193) >>> 0;
+    return h;
+  }
+
+  // The shards a query needs: one per word whose filter bit is set (query_words, shard_of).
+  function shardsFor(data, text) {
+    var found = text.match(/[A-Za-z0-9_]+/g) || [];
+    var bitCount = data.bits.length * 8;
+    var wanted = [];
+    found.forEach(function (word) {
+      var h = wordHash(word);
+      var bit = h % bitCount;
+      if (!((data.bits[bit >> 3] >> (bit & 7)) & 1)) return;
+      var n = h % data.shards;
+      if (wanted.indexOf(n) < 0) wanted.push(n);
+    });
+    return wanted.sort(function (x, y) { return x - y; });
+  }
+
+  var shards = Object.create(null); // shard number -> promise of its JSON (null if it failed)
+  var compiled = { key: null, index: null };
+
+  function shard(data, n) {
+    if (!(n in shards)) {
+      var version = data.catalog ? "?v=" + encodeURIComponent(data.catalog) : "";
+      shards[n] = getJSON("signatures/search/" + n + ".json" + version).catch(function () {
+        delete shards[n]; // tried again by the next query
+        return null;
+      });
+    }
+    return shards[n];
+  }
+
+  // The compiled index of the head's signatures and those of the query's shards, in the order
+  // of /signatures.json (`n`), so the matcher ranks hits as over the whole index.
+  function indexFor(text) {
+    return head().then(function (data) {
+      if (data === null) return null;
+      var wanted = shardsFor(data, text);
+      return Promise.all(wanted.map(function (n) { return shard(data, n); })).then(function (parts) {
+        var key = wanted.join(",");
+        if (compiled.key === key) return compiled.index;
+        var entries = Object.create(null);
+        var signatures = [];
+        [data].concat(parts).forEach(function (part) {
+          if (part === null) return;
+          Object.keys(part.entries).forEach(function (id) {
+            var e = part.entries[id];
+            // The box shows the title and the link; the engine's index wants these too.
+            entries[id] = { title: e.title, path: e.path, category: "", severity: "", quick_fix: "" };
+          });
+          signatures.push.apply(signatures, part.signatures);
+        });
+        signatures.sort(function (x, y) { return x.n - y.n; });
+        var index = null;
+        try {
+          index = window.TrainwreckEngine.compileIndex({
+            version: window.TrainwreckEngine.INDEX_VERSION,
+            max_line_bytes: data.max_line_bytes,
+            entries: entries,
+            signatures: signatures,
+          });
+        } catch (exc) {
+          return null;
+        }
+        if (parts.indexOf(null) < 0) compiled = { key: key, index: index };
+        return index;
+      });
+    });
   }
 
   // Text as a terminal shows it: colour codes out, lines kept.
@@ -102,9 +191,10 @@
         render(box, "", []);
         return;
       }
-      index().then(function (compiled) {
-        if (mine !== serial || compiled === null) return;
-        render(box, query, window.TrainwreckEngine.matchText(compiled, clean(query)));
+      var text = clean(query);
+      indexFor(text).then(function (index) {
+        if (mine !== serial || index === null) return;
+        render(box, query, window.TrainwreckEngine.matchText(index, text));
       });
     }
     function later() {
@@ -113,7 +203,7 @@
     }
     input.addEventListener("input", later);
     input.addEventListener("focus", function () {
-      index();
+      head();
       later();
     });
     if (input.value) later();
