@@ -318,6 +318,7 @@
     // stream place of the start -> [place of the break, what it says]. A look-back that walks
     // onto one takes what it says instead of decoding it again (the same bytes, the same head).
     this.readLines = new Map();
+    this.window = null; // the look-backs' window at the start of the block (lookBack)
   }
 
   // A stream's last resolved match. Python keeps one per stream of a file, however many
@@ -524,6 +525,7 @@
     if (starts.size) {
       state.heads = new Map();
       state.readLines = new Map();
+      state.window = null;
       var tailCr = hasCr || state.prevTail.indexOf(CR) >= 0;
       var order = Array.from(starts.keys());
       for (var o = 1; o < order.length; o++) {
@@ -779,10 +781,15 @@
     var window;
     var windowOffset;
     if (start < LOOKBACK_BYTES && state.prevTail.length) {
-      var keep = LOOKBACK_BYTES - start;
-      var tail = state.prevTail.subarray(Math.max(0, state.prevTail.length - keep));
-      window = concat(tail, block.subarray(0, start));
-      windowOffset = offsetBase - Math.min(keep, state.prevTail.length);
+      // The previous block's tail and this block's first LOOKBACK_BYTES, joined once per block:
+      // a look-back reads only before `start` and no further back than LOOKBACK_BYTES, so it
+      // walks the lines scan.py's window (the tail's last bytes and the block up to `start`)
+      // holds, at the same places in the stream.
+      if (state.window === null) {
+        state.window = concat(state.prevTail, block.subarray(0, Math.min(block.length, LOOKBACK_BYTES)));
+      }
+      window = state.window;
+      windowOffset = offsetBase - state.prevTail.length;
     } else {
       window = block;
       windowOffset = offsetBase;
