@@ -424,7 +424,7 @@ def python_scan(logs: list[tuple[str, bytes]], chunk: int) -> list[dict[str, Any
         scan.CHUNK_BYTES = saved
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(storms(), min_size=1, max_size=2), st.sampled_from([97, 4096, 4 << 20]))
 def test_storms_scan_to_the_same_matches_and_repeats(
     node: Node, raws: list[bytes], chunk: int
@@ -442,18 +442,19 @@ def test_storms_scan_to_the_same_matches_and_repeats(
     ) == python_run(logs, chunk, 65536)
 
 
-def test_a_million_identical_lines_are_one_match_in_both_engines(node: Node) -> None:
+def test_300000_identical_lines_are_a_few_matches_in_both_engines(node: Node) -> None:
+    """(The million of bench/diagnose.py goes through Chromium in test_diagnose_parity.py.)"""
     oom = (
         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 5 has a "
         "total capacity of 79.15 GiB of which 12.33 GiB is free."
     )
     raw = b"[rank2]:[2024-06-26 06:24:41,000] INFO start\n"
-    raw += f"[rank2]: {oom}\n".encode() * 1_000_000
+    raw += f"[rank2]: {oom}\n".encode() * 300_000
     logs = [("train.log", raw)]
     encoded = [{"name": n, "b64": base64.b64encode(r).decode()} for n, r in logs]
     expected = python_scan(logs, 4 << 20)
     # One match per 4 MiB block (a run ends where a block does), standing for all its lines.
-    assert sum(m["repeat"] for m in expected) == 1_000_000
+    assert sum(m["repeat"] for m in expected) == 300_000
     assert len(expected) == -(-len(raw) // (4 << 20))
     assert {(m["text"], m["rank"], m["time"]["text"]) for m in expected} == {
         (f"[rank2]: {oom}", 2, "2024-06-26T06:24:41.000")
