@@ -21,6 +21,13 @@ following, the shape that makes a backtracking regex quadratic) against a 1 MB b
 text with the pattern's first literal at its start, so the automaton also reads all of it), for
 the catalog patterns with the most placeholders; and, for contrast, Python's backtracking `re` on
 a short adversarial line. This prints figures; it is not a timed test.
+
+With --storms (or --storms-only, which skips the rest), issue 15's storms from
+bench/diagnose.py's `storm_logs` (a million identical OOM lines, 20,000 lines of 1,000
+interleaved rank prefixes, 200,000 watchdog lines that are all different), each against a
+few-match log of the same size (the synthetic log above, repeated) in the same page: the worker's
+scan time on each file chosen with a file picker, best of --repeat, as a ratio (target <= 2x);
+and each storm's JSON report against the Python engine's.
 """
 
 from __future__ import annotations
@@ -270,12 +277,72 @@ JS_LINE_TIMES = """async ({patterns, lines, repeat}) => {
 }"""
 
 
+# The worker's scan time (ms, best of `repeat`) on each file of the picker `#bench-storm`, runs
+# alternating between the files; and each file's JSON report.
+WORKER_SCAN_FILES = """async ({root, repeat}) => {
+  const w = new Worker(root + 'javascripts/engine/worker.js');
+  const ask = (m) => new Promise((ok) => {
+    w.onmessage = (e) => { if (e.data.type !== 'progress') ok(e.data); };
+    w.postMessage(m);
+  });
+  await ask({type: 'init', indexUrl: root + 'signatures.json'});
+  const files = [...document.querySelector('#bench-storm').files];
+  const best = files.map(() => Infinity);
+  const json = files.map(() => null);
+  for (let r = 0; r < repeat; r++) {
+    for (let i = 0; i < files.length; i++) {
+      const m = await ask({type: 'diagnose', id: 1, logs: [{name: files[i].name, file: files[i]}]});
+      best[i] = Math.min(best[i], m.result.ms.scan);
+      json[i] = m.result.json;
+    }
+  }
+  w.terminate();
+  return {best, json};
+}"""
+
+
+def run_storms(page: Any, url: str, gen: Any, index: SignatureIndex, log: Path, work: Path,
+               repeat: int, seed: int) -> bool:  # fmt: skip
+    """Each storm against a few-match log of its size, in the worker; the same JSON as Python."""
+    if page.locator("#bench-storm").count() == 0:
+        page.evaluate(
+            "() => document.body.appendChild(Object.assign("
+            "document.createElement('input'), {type: 'file', id: 'bench-storm', multiple: true}))"
+        )
+    ok = True
+    scanner = Scanner(index)
+    print(f"\nstorms, browser worker scan time against a few-match log of the same size, best of "
+          f"{repeat} (target <= 2x):")  # fmt: skip
+    for name, path in gen.storm_logs(work, random.Random(seed)):
+        size = path.stat().st_size
+        base = gen.baseline_of(log, size, work / "storm-baseline.log")
+        page.set_input_files("#bench-storm", [str(base), str(path)])
+        got = page.evaluate(WORKER_SCAN_FILES, {"root": f"{url}/", "repeat": repeat})
+        (base_ms, storm_ms), (_, storm_json) = got["best"], got["json"]
+        py_json = to_json(
+            diagnose_logs(index, [LogBytes(path.name, path.read_bytes())], scanner).diagnosis
+        )
+        same = storm_json == py_json
+        ratio = storm_ms / base_ms
+        ok = ok and ratio <= 2 and same
+        print(
+            f"  {name:<52} {size / 1e6:6.1f} MB  {storm_ms / 1000:6.2f} s vs "
+            f"{base_ms / 1000:5.2f} s  {ratio:5.2f}x  ({'met' if ratio <= 2 else 'MISSED'}); "
+            + ("the same JSON report as Python" if same else "a DIFFERENT report from Python")
+        )
+        path.unlink()
+        base.unlink()
+    return ok
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=int, default=10, help="log size (default 10)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure; the best counts")
     parser.add_argument("--patterns", type=int, default=3, help="patterns for the line test")
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--storms", action="store_true", help="also the storms (issue 15)")
+    parser.add_argument("--storms-only", action="store_true", help="only the storms")
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
         sys.exit(f"bench: {CHROMIUM} is missing (apt-get install chromium)")
@@ -298,6 +365,19 @@ def main() -> int:
             f"log            {len(raw):,} bytes, 64 ranks; {len(index.signatures)} signatures, "
             f"{len(index.entries)} entries (injected: {expect['root']} on rank {expect['rank']})"
         )
+        if args.storms_only:
+            handler = functools.partial(_Quiet, directory=str(site))
+            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+            threading.Thread(target=server.serve_forever, daemon=True).start()
+            url = f"http://127.0.0.1:{server.server_address[1]}"
+            with sync_playwright() as p:
+                browser = launch(p)
+                page = browser.new_page()
+                page.goto(f"{url}/diagnose/")
+                ok = run_storms(page, url, gen, index, log, work, args.repeat, args.seed)
+                browser.close()
+            server.shutdown()
+            return 0 if ok else 1
 
         # Python, in process and end to end.
         run: Any = None
@@ -370,6 +450,9 @@ def main() -> int:
             js_scan = page.evaluate(
                 WORKER_SCAN_LINES,
                 {"root": f"{url}/", "lines": list(pairs[-1]), "repeat": max(3, args.repeat)},
+            )
+            storms_ok = not args.storms or run_storms(
+                page, url, gen, index, log, work, args.repeat, args.seed
             )
             browser.close()
         server.shutdown()
@@ -451,7 +534,7 @@ def main() -> int:
                 f"    {size // 1000:3d} KB: Python re (backtracking) "
                 f"{backtracking * 1000:8.1f} ms, the automaton {automaton * 1000:6.1f} ms"
             )
-        return 0 if same else 1
+        return 0 if same and storms_ok else 1
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -9,6 +9,8 @@
 //   {"op": "rankFromPath", "paths": [..]}                -> {"ranks": [..]}
 //   {"op": "diagnose", "index": I, "logs": [{"name", "b64" | "text"}], "chunk": n, "textSlice": n}
 //                                                        -> {"json", "notes", "stats", "problems"}
+//   {"op": "scan", "index": I, "logs": [..], "chunk": n}  -> {"matches": [..]} every match the
+//                                                        scanner passes on, in Python's LineMatch fields
 //   {"op": "markdown", "index": I, "logs": [..], "baseUrl": U}  -> {"markdown": M}
 //   {"op": "mask", "texts": [..], "hosts": [..]}           -> {"texts": [..]}
 "use strict";
@@ -28,6 +30,35 @@ function info(i) {
     text_rank: i.textRank,
     time: i.time,
     host: i.host,
+  };
+}
+
+// A scanner match in the fields of scan.py's LineMatch (dataclasses.asdict of it).
+function lineMatch(m) {
+  const launch = m.launch === null ? null : {
+    launcher: m.launch.launcher,
+    rank: m.launch.rank,
+    local: m.launch.local,
+    code: m.launch.code,
+    signal: m.launch.signal,
+    summary: m.launch.summary,
+    root: m.launch.root,
+  };
+  return {
+    file: m.file,
+    file_index: m.fileIndex,
+    line: m.line,
+    offset: m.offset,
+    text: m.text,
+    signatures: m.signatures,
+    rank: m.rank,
+    stream: m.stream,
+    time: m.time,
+    host: m.host,
+    evidence: m.evidence,
+    launch,
+    rank_from_launcher: m.rankFromLauncher,
+    repeat: m.repeat,
   };
 }
 
@@ -77,6 +108,31 @@ async function handle(req) {
       } finally {
         E.setChunkBytes(saved);
       }
+    }
+    case "scan": {
+      const index = E.compileIndex(req.index);
+      const scanner = new E.Scanner(index);
+      const saved = E.CHUNK_BYTES;
+      if (req.chunk) E.setChunkBytes(req.chunk);
+      const matches = [];
+      try {
+        for (let i = 0; i < req.logs.length; i++) {
+          const raw = new Uint8Array(Buffer.from(req.logs[i].b64, "base64"));
+          let at = 0;
+          const read = (n) => {
+            const chunk = raw.subarray(at, Math.min(raw.length, at + n));
+            at += chunk.length;
+            return Promise.resolve(chunk);
+          };
+          await scanner.scan(read, req.logs[i].name, i, E.newStats(), [], {
+            fileRank: E.rankFromPath(req.logs[i].name),
+            onMatch: (m) => matches.push(lineMatch(m)),
+          });
+        }
+      } finally {
+        E.setChunkBytes(saved);
+      }
+      return { matches };
     }
     case "markdown": {
       const index = E.compileIndex(req.index);

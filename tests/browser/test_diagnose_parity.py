@@ -336,3 +336,49 @@ def test_storms_and_wide_lines_diagnose_alike(
         "1 reported line is longer than 2,048 characters; the report keeps the first 2,048 of "
         "it (3,012 characters left off; in the JSON such a text ends in …)"
     ]
+
+
+def bench_storms(folder: Path) -> list[tuple[str, Path]]:
+    """bench/diagnose.py's storms of issue 15 (defect 6), written to `folder`: a million
+    identical OOM lines, 20,000 lines of 1,000 interleaved rank prefixes, and watchdog lines
+    from 1,000 ranks that are all different (the first 10,000 of them: Python reads each)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_diagnose", REPO / "bench" / "diagnose.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    storms: list[tuple[str, Path]] = bench.storm_logs(folder, random.Random(15))
+    watchdog = storms[2][1]
+    with watchdog.open("rb") as src:
+        head = b"".join(src.readline() for _ in range(10_000))
+    watchdog.write_bytes(head)
+    return storms
+
+
+def test_storms_diagnose_alike(
+    site_dir: tuple[Path, str],
+    page,  # type: ignore[no-untyped-def]
+    served: tuple[Path, str],
+) -> None:
+    site, url = site_dir
+    folder, files_url = served
+    index = site_index(site)
+    storms = bench_storms(folder)
+    expected = [python_result(index, [(p.name, p.read_bytes())]) for _, p in storms]
+    got = browser_results(
+        page,
+        url,
+        [[(p.name, b"")] for _, p in storms],
+        served={p.name: f"{files_url}/{p.name}" for _, p in storms},
+    )
+    names = [name for name, _ in storms]
+    assert dict(zip(names, got, strict=True)) == dict(zip(names, expected, strict=True))
+    assert [
+        [(f["id"], f["count"], f["ranks"][:3]) for f in r["json"]["findings"]] for r in got
+    ] == [
+        [("cuda-out-of-memory", 1_000_000, [])],
+        [("cuda-out-of-memory", 20_000, [0, 1, 2])],
+        [("nccl-watchdog-timeout", 10_000, [0, 1, 2])],
+    ]
+    assert page.errors == []

@@ -5,8 +5,10 @@ diagnose_node.js, exactly as the site serves them; Hypothesis generates patterns
 dialect, lines, raw bytes and whole logs, and every answer must equal the Python engine's:
 whether a pattern matches a line (and whether it parses at all, and its anchor), how bytes
 decode, what rank, time and host a line states, the rank a path names, the complete diagnosis
-of a log read in blocks of any size (and of pasted text, encoded a slice at a time), and the
-Markdown report. test_diagnose_parity.py runs the same engine in Chromium on the real corpus.
+of a log read in blocks of any size (and of pasted text, encoded a slice at a time), every match
+the scanner passes on (with the `repeat` of a line folded with the copies that follow it) on
+storms of repeated lines, and the Markdown report. test_diagnose_parity.py runs the same engine
+in Chromium on the real corpus.
 """
 
 from __future__ import annotations
@@ -370,6 +372,95 @@ def test_pasted_text_diagnoses_as_its_utf8_bytes(
         }
     )
     assert answer == expected
+
+
+STORM_LINES = [
+    *[line for line in EXAMPLE_LINES if "Watchdog caught" in line or "OutOfMemory" in line][:6],
+    "Traceback (most recent call last):",
+    '  File "train.py", line 9, in <module>',
+    "ValueError: same again",
+    "  rank      : 2 (local_rank: 2)",
+    "  exitcode  : -11 (pid: 4242)",
+    "Root Cause (first observed failure):",
+    "[2024-06-26 06:24:41,000] INFO start",
+    "gpu-node-03:4242:4300 [2] NCCL INFO Using network IB",
+]
+
+
+@st.composite
+def storms(draw: st.DrawFn) -> bytes:
+    """Runs of identical lines (a storm), with the lines between that they inherit a time or
+    host from, tracebacks that end in the line they repeat, and launcher summaries."""
+    out = b""
+    for _ in range(draw(st.integers(1, 12))):
+        prefix = draw(st.sampled_from([b"", b"[rank1]:", b"[rank7]: ", b"3: "]))
+        line = prefix + draw(st.sampled_from(STORM_LINES)).encode()
+        brk = draw(st.sampled_from([b"\n", b"\n", b"\r\n", b"\r"]))
+        out += (line + brk) * draw(st.sampled_from([1, 2, 3, 40, 200]))
+    return out
+
+
+def python_scan(logs: list[tuple[str, bytes]], chunk: int) -> list[dict[str, Any]]:
+    import io
+
+    saved = scan.CHUNK_BYTES
+    scan.CHUNK_BYTES = chunk
+    try:
+        scanner = scan.Scanner(INDEX)
+        matches = []
+        for number, (name, raw) in enumerate(logs):
+            found = scanner.scan(
+                io.BytesIO(raw).read,
+                name,
+                number,
+                scan.ScanStats(),
+                [],
+                file_rank=rank_from_path(name),
+            )
+            matches += [asdict(m) for m in found]
+        result: list[dict[str, Any]] = json.loads(json.dumps(matches))
+        return result
+    finally:
+        scan.CHUNK_BYTES = saved
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(storms(), min_size=1, max_size=2), st.sampled_from([97, 4096, 4 << 20]))
+def test_storms_scan_to_the_same_matches_and_repeats(
+    node: Node, raws: list[bytes], chunk: int
+) -> None:
+    """Issue 15, defect 6: a line repeated in a row is one match with its `repeat` in both
+    engines, each match with the same line, offset, time and host as Python's, and the
+    diagnosis is the same."""
+    logs = [(f"rank{i}.log", raw) for i, raw in enumerate(raws)]
+    encoded = [{"name": n, "b64": base64.b64encode(r).decode()} for n, r in logs]
+    expected = python_scan(logs, chunk)
+    got = node.ask({"op": "scan", "index": INDEX_JSON, "logs": encoded, "chunk": chunk})
+    assert got == {"matches": expected}
+    assert node.ask(
+        {"op": "diagnose", "index": INDEX_JSON, "logs": encoded, "chunk": chunk}
+    ) == python_run(logs, chunk, 65536)
+
+
+def test_300000_identical_lines_are_a_few_matches_in_both_engines(node: Node) -> None:
+    """(The million of bench/diagnose.py goes through Chromium in test_diagnose_parity.py.)"""
+    oom = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 5 has a "
+        "total capacity of 79.15 GiB of which 12.33 GiB is free."
+    )
+    raw = b"[rank2]:[2024-06-26 06:24:41,000] INFO start\n"
+    raw += f"[rank2]: {oom}\n".encode() * 300_000
+    logs = [("train.log", raw)]
+    encoded = [{"name": n, "b64": base64.b64encode(r).decode()} for n, r in logs]
+    expected = python_scan(logs, 4 << 20)
+    # One match per 4 MiB block (a run ends where a block does), standing for all its lines.
+    assert sum(m["repeat"] for m in expected) == 300_000
+    assert len(expected) == -(-len(raw) // (4 << 20))
+    assert {(m["text"], m["rank"], m["time"]["text"]) for m in expected} == {
+        (f"[rank2]: {oom}", 2, "2024-06-26T06:24:41.000")
+    }
+    got = node.ask({"op": "scan", "index": INDEX_JSON, "logs": encoded})
+    assert got == {"matches": expected}
 
 
 def test_the_copied_report_is_the_command_lines_markdown_with_masking(node: Node) -> None:

@@ -280,3 +280,51 @@ def test_axe_finds_nothing_serious_with_results_shown(
         json.dumps(violations, indent=2) + "\n"
     )
     assert [v for v in violations if v["impact"] in {"serious", "critical"}] == []
+
+
+OOM = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 5 has a "
+    "total capacity of 79.15 GiB of which 12.33 GiB is free."
+)
+
+
+def test_a_log_of_many_ranks_sends_the_page_only_the_timeline_it_shows(
+    site_url: str,
+    page,  # type: ignore[no-untyped-def]
+) -> None:
+    """2,000 ranks each fail once: the page shows the first 128 ranks' rows and counts the
+    rest, and the worker sends it those rows, not every rank's line (issue 15, defect 6)."""
+    open_diagnose(page, site_url)
+    log = "".join(
+        f"[rank{r}]:[2024-06-26 06:{r // 60 % 60:02d}:{r % 60:02d},000] {OOM}\n"
+        for r in reversed(range(2000))
+    )
+    result = page.evaluate(
+        """async ({root, log}) => {
+          const w = new Worker(root + '/javascripts/engine/worker.js');
+          const ask = (m) => new Promise((ok) => {
+            w.onmessage = (e) => { if (e.data.type !== 'progress') ok(e.data); };
+            w.postMessage(m);
+          });
+          await ask({type: 'init', indexUrl: root + '/signatures.json'});
+          const r = await ask({type: 'diagnose', id: 1, logs: [{name: 'train.log', text: log}]});
+          w.terminate();
+          return r.result;
+        }""",
+        {"root": site_url, "log": log},
+    )
+    timeline = result["timeline"]
+    assert [row["key"] for row in timeline["ranks"]] == list(range(128))
+    assert [len(row["events"]) for row in timeline["ranks"]] == [1] * 128
+    assert timeline["ranks"][5]["events"][0]["hit"]["line"] == 2000 - 5
+    assert (timeline["clock"], timeline["more"]) == ("absolute", 2000 - 128)
+    assert timeline["high"] - timeline["low"] == 1999  # rank 1999 at 06:33:19, rank 0 at 06:00:00
+    assert [f["id"] for f in result["findings"] if "streams" not in f] == ["cuda-out-of-memory"]
+    page.evaluate("(log) => { document.querySelector('#tw-dx-log').value = log; }", log)
+    page.click("[data-dx-run]")
+    page.wait_for_selector("[data-dx-results]:not([hidden]) [data-dx-first-rank]")
+    rows = page.eval_on_selector_all("[data-dx-ranks] > li", "ls => ls.map(l => l.textContent)")
+    assert len(rows) == 129 and rows[-1] == "1872 more ranks not shown."
+    assert rows[0].startswith("rank 0") and rows[127].startswith("rank 127")
+    assert page.locator("[data-dx-ranks] .tw-dx-dot").count() == 128
+    assert page.errors == []

@@ -6,7 +6,6 @@
 (function () {
   "use strict";
 
-  var MAX_TIMELINE_RANKS = 128;
   var SHOWN_ROOT_CAUSES = 3; // the rest are folded
   var PASTED = "pasted log";
 
@@ -248,60 +247,26 @@
       return node;
     }
 
-    function commonClock(hits) {
-      var clocks = ["absolute", "yearless", "boot"];
-      for (var i = 0; i < clocks.length; i++) {
-        var c = clocks[i];
-        var all = hits.every(function (h) { return h.clock && h.clock[c] !== null; });
-        if (all && c === "boot") {
-          var files = new Set(hits.map(function (h) { return h.fileIndex; }));
-          if (files.size > 1) return null;
-        }
-        if (all) return c;
-      }
-      return null;
-    }
-
     function timeline(result) {
       var section = $(root, "timeline");
       var list = $(root, "ranks");
       clear(list);
-      var byRank = new Map();
-      var all = [];
-      // A timeline of harmless lines alone would read as a failure: it shows only with a failure.
-      var failed = result.findings.some(function (f) { return f.role !== "not-the-cause"; });
-      (failed ? result.findings : []).forEach(function (f) {
-        f.streams.forEach(function (hit) {
-          var key = hit.rank === null ? "none" : hit.rank;
-          if (!byRank.has(key)) byRank.set(key, []);
-          var event = { finding: f, hit: hit };
-          byRank.get(key).push(event);
-          all.push(hit);
-        });
-      });
-      if (!all.length) {
+      // The worker sends the rows shown (the first 128 ranks), the common clock
+      // and its range over every rank's lines, and how many ranks are left out (worker.js).
+      var t = result.timeline;
+      if (t === null) {
         section.hidden = true;
         return;
       }
-      var clock = commonClock(all);
-      var low = Infinity;
-      var high = -Infinity;
-      if (clock) {
-        all.forEach(function (h) {
-          low = Math.min(low, h.clock[clock]);
-          high = Math.max(high, h.clock[clock]);
-        });
-      }
+      var clock = t.clock;
+      var low = t.low;
+      var high = t.high;
       $(root, "timeline-note").textContent = clock
         ? "Each rank's first line of each failure, on the log's clock, earliest first."
         : "Each rank's first line of each failure, in the order of the logs (not every line has a time).";
-      var keys = Array.from(byRank.keys()).sort(function (a, b) {
-        if (a === "none") return 1;
-        if (b === "none") return -1;
-        return a - b;
-      });
-      keys.slice(0, MAX_TIMELINE_RANKS).forEach(function (key) {
-        var events = byRank.get(key);
+      t.ranks.forEach(function (row) {
+        var key = row.key;
+        var events = row.events.map(function (e) { return { finding: result.findings[e.finding], hit: e.hit }; });
         var item = el("li", "tw-dx-rank");
         if (key === result.firstFailedRank) item.classList.add("tw-dx-rank--first");
         var label = el("span", "tw-dx-rank-label", key === "none" ? "no rank" : "rank " + key);
@@ -338,8 +303,8 @@
         item.appendChild(steps);
         list.appendChild(item);
       });
-      if (keys.length > MAX_TIMELINE_RANKS) {
-        list.appendChild(el("li", "tw-muted", (keys.length - MAX_TIMELINE_RANKS) + " more ranks not shown."));
+      if (t.more > 0) {
+        list.appendChild(el("li", "tw-muted", t.more + " more ranks not shown."));
       }
       section.hidden = false;
     }

@@ -36,6 +36,7 @@
   );
   var DMESG_RAW = /^\[ *(\d{1,10})\.(\d{1,9})\]/;
   var NCCL_HOST = /([A-Za-z0-9][\w.-]*):\d+:\d+ \[\d+\] /;
+  var NCCL_HOST_TAIL = /:\d+ \[\d+\] /;
   var NCCL_HOST_AT_START = /^([A-Za-z0-9][\w.-]*):\d+:\d+ \[\d+\] /;
 
   // The first n code points of a string (Python's text[:n]).
@@ -270,7 +271,8 @@
       m = NCCL_HOST_AT_START.exec(rest);
       if (m === null) {
         // NCCL lines often follow a timestamp or a log-level prefix.
-        m = NCCL_HOST.exec(headOf(rest, 200));
+        // (Most lines lack `:N [N] `, which every match holds: the slow search is skipped.)
+        m = NCCL_HOST_TAIL.test(rest) ? NCCL_HOST.exec(headOf(rest, 200)) : null;
         if (m !== null && m.index > 0 && " ]".indexOf(rest[m.index - 1]) < 0) m = null;
       }
       host = m !== null ? m[1] : unwrapped.host;

@@ -24,6 +24,10 @@
   var LOOKBACK_LINES = 64;
   var TRACEBACK_LINES = 400;
   var SUMMARY_BYTES = 2048;
+  var CACHED_LINES = 4096; // distinct lines whose reading is kept (Scanner.lines), at most
+  var CACHED_LINE_BYTES = 1024; // and only lines this short
+  var CACHED_HEADS = 1 << 16; // lines a block's look-backs keep (FileState.heads), at most
+  var CACHED_STREAMS = 1 << 16; // streams whose last match a file keeps (setMemo), at most
   var EXTRA_ANCHORS = [];
   E.LAUNCHER_ANCHORS.concat(E.EVIDENCE_ANCHORS).forEach(function (a) {
     if (EXTRA_ANCHORS.indexOf(a) < 0) EXTRA_ANCHORS.push(a);
@@ -35,6 +39,9 @@
   var ESC = 27;
 
   var decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  // One character per byte, every byte its own (WHATWG's windows-1252 maps each of the 256 to a
+  // distinct code point): a line's bytes as a Map key.
+  var bytesKey = new TextDecoder("windows-1252");
   function decode(bytes) {
     return decoder.decode(bytes);
   }
@@ -297,11 +304,63 @@
     this.name = name;
     this.fileIndex = fileIndex;
     this.fileRank = fileRank;
-    this.memos = new Map(); // stream (rank prefix or null) -> {offset, time, host}
+    // stream (rank prefix or null) -> {offset, time, host} of its last resolved match, at most
+    // CACHED_STREAMS of them, the least recently matched stream dropped first (setMemo).
+    this.memos = new Map();
     this.prevTail = new Uint8Array(0);
     this.tracebacks = new Map(); // stream -> lines left to look through for the final line
     this.summary = null; // [offset, rank, inside Root Cause] of a launcher's last `rank :` line
     this.rootNext = false;
+    // Lines the look-backs of the current block read: stream place after the line's break ->
+    // [place of its start, what it says, or null for an empty line] (scan.py's heads).
+    this.heads = new Map();
+    // The lines of the current block that were read whole (at most HEAD_CHARS bytes, not cut):
+    // stream place of the start -> [place of the break, what it says]. A look-back that walks
+    // onto one takes what it says instead of decoding it again (the same bytes, the same head).
+    this.readLines = new Map();
+    this.window = null; // the look-backs' window at the start of the block (lookBack)
+  }
+
+  // A stream's last resolved match. Python keeps one per stream of a file, however many
+  // streams there are (a rank prefix has up to six digits); here at most CACHED_STREAMS, so a
+  // hostile log of a million rank prefixes keeps a bounded map. Under the bound (every real
+  // job) the results are Python's; over it a stream unseen for the longest time forgets its
+  // last match, and its next line looks back LOOKBACK_LINES lines as a stream's first does.
+  function setMemo(state, stream, memo) {
+    var memos = state.memos;
+    if (memos.has(stream)) memos.delete(stream); // to the end of the map's order
+    else if (memos.size >= CACHED_STREAMS) memos.delete(memos.keys().next().value);
+    memos.set(stream, memo);
+  }
+
+  // Whether buf[a:a+n] equals buf[b:b+n].
+  function sameBytes(buf, a, b, n) {
+    for (var k = 0; k < n; k++) if (buf[a + k] !== buf[b + k]) return false;
+    return true;
+  }
+
+  // How many times the line at `start` (ending at `end`, before its LF or CRLF) stands in a
+  // row, this one included, and its size with its break (scan.py's _repeats). Such lines read
+  // alike, and a traceback's final line (`exceptions`) is never folded into the lines before it.
+  function repeats(block, start, end, exceptions) {
+    var size;
+    if (block[end] === LF) size = end + 1 - start;
+    else if (block[end] === CR && block[end + 1] === LF) size = end + 2 - start;
+    else return [1, 0];
+    var more = 0; // copies after the first one, known to follow
+    var pos = start + size;
+    var limit = block.length - size;
+    while (pos <= limit && sameBytes(block, start, pos, size)) {
+      more++;
+      pos += size;
+    }
+    if (more) {
+      var runEnd = start + (more + 1) * size;
+      exceptions.forEach(function (e) {
+        if (start < e && e < runEnd) more = Math.min(more, Math.floor((e - start) / size) - 1);
+      });
+    }
+    return [more + 1, size];
   }
 
   function Scanner(index) {
@@ -310,8 +369,10 @@
     this.firstExtra = index.anchors.length;
     this.tracebackAnchor = this.firstExtra + EXTRA_ANCHORS.indexOf(E.TRACEBACK);
     this.prefilter = new Prefilter(index.anchors.concat(EXTRA_ANCHORS));
+    // Lines by their bytes (as windows-1252 text, one character per byte): a storm repeats the
+    // same few lines, each read once (scan.py's Scanner._lines).
+    this.lines = new Map();
   }
-
   // Scan one log. `read(n)` returns a promise of up to n bytes (exactly n unless the log ends;
   // an empty array at the end) and may reject with a LogReadError after the bytes before the
   // failure were returned. Each matching line is passed to onMatch, in order. Problems are
@@ -393,6 +454,24 @@
     }
   };
 
+  // The first index at or after `lo` of the flat [anchor, end, ...] list whose end is past
+  // `x` (bisect_right over the ends), as a pair index.
+  function afterEnd(found, x, lo) {
+    var hi = found.length >> 1;
+    while (lo < hi) {
+      var mid = (lo + hi) >> 1;
+      if (found[2 * mid + 1] <= x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  function countLf(block, lo, hi) {
+    var n = 0;
+    for (var at = block.indexOf(LF, lo); at >= 0 && at < hi; at = block.indexOf(LF, at + 1)) n++;
+    return n;
+  }
+
   // The matches of one block; returns its length once escape sequences are removed.
   Scanner.prototype.block = function (block, lineBase, offsetBase, state, stats, onMatch) {
     var cap = this.cap;
@@ -404,61 +483,112 @@
     stats.skippedBytes += cut[2];
     block = stripCsi(cut[0]);
     var found = this.prefilter.scan(block);
-    var index = this.index;
-    var lines = [];
-    if (found.length) {
-      var lengths = this.prefilter.lengths;
-      // Hits come in order of end offset, so their line starts never go back: one forward
-      // walk over the breaks finds every line start and line number.
-      var line = lineBase;
-      var lastBreak = -1;
-      var nextLf = block.indexOf(LF);
-      var nextCr = hasCr ? block.indexOf(CR) : -1;
-      var current = -1;
-      var anchors = null;
-      for (var h = 0; h < found.length; h += 2) {
-        var anchorStart = found[h + 1] - lengths[found[h]];
-        while (nextLf >= 0 && nextLf < anchorStart) {
-          line++;
-          if (nextLf > lastBreak) lastBreak = nextLf;
-          nextLf = block.indexOf(LF, nextLf + 1);
+    var lengths = this.prefilter.lengths;
+    var tb = this.tracebackAnchor;
+    var n = found.length >> 1;
+    var tracebacks = new Map();
+    for (var t = 0; t < n; t++) {
+      if (found[2 * t] !== tb) continue;
+      var at = lineStart(block, found[2 * t + 1] - lengths[tb], 0, hasCr);
+      if (!tracebacks.has(at)) tracebacks.set(at, new Set([tb]));
+    }
+    var exceptions = this.exceptionLines(block, tracebacks, state, hasCr);
+    // An anchor never holds a line break, so anchors in end order come line by line: a line's
+    // start and end are looked for once, not once per anchor on it. A line that stands many
+    // times in a row (a storm) is looked at once, with how often it stands (scan.py's _block).
+    var starts = new Map();
+    var runs = new Map();
+    var i = 0;
+    while (i < n) {
+      var start = lineStart(block, found[2 * i + 1] - lengths[found[2 * i]], 0, hasCr);
+      var stop = lineEnd(block, start, hasCr);
+      var anchors = starts.get(start);
+      if (anchors === undefined) {
+        anchors = new Set();
+        starts.set(start, anchors);
+      }
+      while (i < n && found[2 * i + 1] <= stop) {
+        anchors.add(found[2 * i]);
+        i++;
+      }
+      if (stop - start <= CACHED_LINE_BYTES) {
+        var run = repeats(block, start, stop, exceptions);
+        if (run[0] > 1) {
+          runs.set(start, run);
+          i = afterEnd(found, start + run[0] * run[1] - 1, i);
         }
-        while (nextCr >= 0 && nextCr < anchorStart) {
-          if (nextCr > lastBreak) lastBreak = nextCr;
-          nextCr = block.indexOf(CR, nextCr + 1);
-        }
-        var start = lastBreak + 1;
-        if (start !== current) {
-          current = start;
-          anchors = new Set();
-          lines.push([start, line, anchors]);
-        }
-        anchors.add(found[h]);
       }
     }
-    var exceptions = this.exceptionLines(block, lines, lineBase, state, hasCr);
-    if (lines.length) {
-      var firstExtra = this.firstExtra;
-      for (var k = 0; k < lines.length; k++) {
-        var lineStartAt = lines[k][0];
+    exceptions.forEach(function (e) {
+      if (!starts.has(e)) starts.set(e, new Set());
+    });
+    if (starts.size) {
+      state.heads = new Map();
+      state.readLines = new Map();
+      state.window = null;
+      var tailCr = hasCr || state.prevTail.indexOf(CR) >= 0;
+      var order = Array.from(starts.keys());
+      for (var o = 1; o < order.length; o++) {
+        if (order[o] < order[o - 1]) {
+          order.sort(function (a, b) { return a - b; });
+          break;
+        }
+      }
+      var countedTo = 0;
+      var line = lineBase;
+      var cache = this.lines;
+      for (var k = 0; k < order.length; k++) {
+        var lineStartAt = order[k];
+        line += countLf(block, countedTo, lineStartAt);
+        countedTo = lineStartAt;
         var end = Math.min(lineEnd(block, lineStartAt, hasCr), lineStartAt + cap);
-        var text = decode(block.subarray(lineStartAt, end));
-        var numbers = [];
-        var extra = exceptions.has(lineStartAt);
-        lines[k][2].forEach(function (anchorNumber) {
-          if (anchorNumber >= firstExtra) {
-            extra = true;
-            return;
+        var raw = block.subarray(lineStartAt, end);
+        var key = raw.length <= CACHED_LINE_BYTES ? bytesKey.decode(raw) : null;
+        var read = key !== null ? cache.get(key) : undefined;
+        if (read === undefined) {
+          read = this.read(raw, starts.get(lineStartAt));
+          if (key !== null) {
+            if (cache.size >= CACHED_LINES) cache.clear();
+            cache.set(key, read);
           }
-          var candidates = index.byAnchor[anchorNumber];
-          for (var j = 0; j < candidates.length; j++) {
-            if (index.signatures[candidates[j]].matcher.search(text)) numbers.push(candidates[j]);
+        }
+        if (!(read.numbers.length || read.extra || exceptions.has(lineStartAt))) continue;
+        if (raw.length <= E.HEAD_CHARS && end < lineStartAt + cap) {
+          state.readLines.set(offsetBase + lineStartAt, [offsetBase + end, read.info]);
+        }
+        var repeat = 1;
+        var size = 0;
+        var r = runs.get(lineStartAt);
+        if (r !== undefined) {
+          repeat = r[0];
+          size = r[1];
+        }
+        var match;
+        if (repeat > 1 && read.launch !== null) {
+          // A launcher's line carries its summary's state from line to line.
+          for (var j = 0; j < repeat; j++) {
+            match = this.match(block, lineStartAt + j * size, offsetBase, line + j, read, state, exceptions, tailCr);
+            if (match !== null) onMatch(match);
           }
-        });
-        if (numbers.length || extra) {
-          numbers.sort(function (a, b) { return a - b; });
-          var match = this.match(block, lineStartAt, offsetBase, lines[k][1], text, numbers, state, extra, exceptions);
-          if (match !== null) onMatch(match);
+        } else {
+          match = this.match(block, lineStartAt, offsetBase, line, read, state, exceptions, tailCr);
+          if (match !== null) {
+            if (repeat > 1) {
+              // One match stands for them all: each would read as the first does (see
+              // repeats), and inherits the same time and host.
+              var memo = state.memos.get(match.stream);
+              if (memo !== undefined && memo.offset === offsetBase + lineStartAt) {
+                var last = offsetBase + lineStartAt + (repeat - 1) * size;
+                setMemo(state, match.stream, { offset: last, time: match.time, host: match.host });
+              }
+              match.repeat = repeat;
+            }
+            onMatch(match);
+          }
+        }
+        if (repeat > 1) {
+          line += repeat - 1;
+          countedTo = lineStartAt + (repeat - 1) * size;
         }
       }
     }
@@ -468,50 +598,44 @@
     return block.length;
   };
 
-  // The final lines of the tracebacks this block holds or continues, added to `lines` (kept in
-  // order of start) with their line numbers: scan.py's _exception_lines.
-  Scanner.prototype.exceptionLines = function (block, lines, lineBase, state, hasCr) {
+  // The starts of the final lines of the tracebacks this block holds or continues (from the
+  // `Traceback` lines in `starts`, start -> anchors, to which they are added): scan.py's
+  // _exception_lines.
+  Scanner.prototype.exceptionLines = function (block, starts, state, hasCr) {
     var found = new Set();
     var walks = [];
-    state.tracebacks.forEach(function (left, stream) { walks.push([0, stream, left, lineBase]); });
+    state.tracebacks.forEach(function (left, stream) { walks.push([0, stream, left]); });
     state.tracebacks = new Map();
     var tracebackAnchor = this.tracebackAnchor;
-    lines.forEach(function (entry) {
-      if (!entry[2].has(tracebackAnchor)) return;
-      var start = entry[0];
+    starts.forEach(function (anchors, start) {
+      if (!anchors.has(tracebackAnchor)) return;
       var end = lineEnd(block, start, hasCr);
       var head = decode(block.subarray(start, Math.min(end, start + E.HEAD_CHARS)));
       var read = E.readLineBody(head);
-      if (E.bodyOf(read[1]).startsWith(E.TRACEBACK)) {
-        walks.push([end + 1, read[0].prefixRank, TRACEBACK_LINES, entry[1] + (block[end] === LF ? 1 : 0)]);
-      }
+      if (E.bodyOf(read[1]).startsWith(E.TRACEBACK)) walks.push([end + 1, read[0].prefixRank, TRACEBACK_LINES]);
     });
     walks.sort(function (a, b) { return a[0] - b[0]; });
     var waiting = new Set();
-    var added = [];
     var size = block.length;
     for (var w = 0; w < walks.length; w++) {
       var pos = walks[w][0];
       var stream = walks[w][1];
       var left = walks[w][2];
-      var line = walks[w][3];
       if (waiting.has(stream)) continue;
       while (left > 0 && pos < size) {
         var end = lineEnd(block, pos, hasCr);
         var head = decode(block.subarray(pos, Math.min(end, pos + E.HEAD_CHARS)));
         var lineStartAt = pos;
-        var lineNumber = line;
         pos = end + 1;
-        if (block[end] === LF) line++;
         var read = E.readLineBody(head);
         if (read[0].prefixRank !== stream) continue;
         left -= 1;
         var body = E.bodyOf(read[1]);
         if (!E.pyStrip(body) || E.isFrame(body)) continue;
         if (body.startsWith(E.TRACEBACK)) continue; // a traceback printed inside another
-        if (E.isExceptionLine(body) && !found.has(lineStartAt)) {
+        if (E.isExceptionLine(body)) {
           found.add(lineStartAt);
-          added.push([lineStartAt, lineNumber]);
+          if (!starts.has(lineStartAt)) starts.set(lineStartAt, new Set());
         }
         left = 0;
       }
@@ -521,57 +645,85 @@
         waiting.add(stream);
       }
     }
-    if (added.length) {
-      var known = new Set(lines.map(function (entry) { return entry[0]; }));
-      added.forEach(function (a) {
-        if (!known.has(a[0])) lines.push([a[0], a[1], new Set()]);
-      });
-      lines.sort(function (a, b) { return a[0] - b[0]; });
-    }
     return found;
   };
 
-  Scanner.prototype.match = function (block, start, offsetBase, line, text, numbers, state, extra, exceptions) {
-    var read = E.readLineBody(text);
-    var info = read[0];
+  // What a line says by itself, whatever its place: a pure function of its bytes (and the
+  // anchors in them), scan.py's _read.
+  Scanner.prototype.read = function (raw, anchors) {
+    var text = decode(raw);
+    var firstExtra = this.firstExtra;
+    var index = this.index;
+    var numbers = [];
+    var extra = false;
+    anchors.forEach(function (anchorNumber) {
+      if (anchorNumber >= firstExtra) {
+        extra = true;
+        return;
+      }
+      var candidates = index.byAnchor[anchorNumber];
+      for (var j = 0; j < candidates.length; j++) {
+        if (index.signatures[candidates[j]].matcher.search(text)) numbers.push(candidates[j]);
+      }
+    });
+    numbers.sort(function (a, b) { return a - b; });
+    var lineRead = E.readLineBody(text);
+    var body = E.bodyOf(lineRead[1]);
+    var launch = null;
+    var kind = null;
+    if (extra || !anchors.size) {
+      // A line with no anchor is a traceback's end.
+      launch = E.readLaunch(body);
+      kind = E.classify(body, launch !== null && launch.signal !== null);
+    }
+    var supporting = numbers.length > 0 && numbers.every(function (n) { return index.signatures[n].role === "context"; });
+    return {
+      numbers: numbers, // the signatures that match it, ascending
+      extra: extra, // it holds a launcher or evidence literal
+      text: E.unwrap(text).text, // without a paste's wrappers
+      info: lineRead[0],
+      launch: launch,
+      kind: kind, // the evidence it is by its own text (a traceback's end aside)
+      supporting: supporting, // only context signatures match it
+    };
+  };
+
+  Scanner.prototype.match = function (block, start, offsetBase, line, read, state, exceptions, tailCr) {
+    var info = read.info;
     var kind = null;
     var launch = null;
     var launchRank = null;
-    if (extra) {
-      var body = E.bodyOf(read[1]);
-      launch = E.readLaunch(body);
+    var offset = offsetBase + start;
+    if (read.extra || exceptions.has(start)) {
+      launch = read.launch;
       if (launch !== null) {
-        launchRank = summaryRank(launch, offsetBase + start, state);
+        launchRank = summaryRank(launch, offset, state);
         if ((launch.summary === "rank" || launch.summary === "field") && launchRank !== null) {
-          launch.rank = launchRank;
-          launch.root = state.summary !== null && state.summary[2];
+          launch = Object.assign({}, launch, { rank: launchRank, root: state.summary !== null && state.summary[2] });
         }
       }
-      if (exceptions.has(start)) kind = "python-exception";
-      else kind = E.classify(body, launch !== null && launch.signal !== null);
+      kind = exceptions.has(start) ? "python-exception" : read.kind;
       if (launch !== null && (launch.summary === "root-header" || launch.summary === "other-header")) launch = null;
-      if (!numbers.length && kind === null && (launch === null || !launch.failed)) return null;
+      if (!read.numbers.length && kind === null && (launch === null || !launch.failed)) return null;
     }
     var stream = info.prefixRank;
     var time = info.time;
     var host = info.host;
     var memo = state.memos.get(stream);
-    var signatures = this.index.signatures;
-    var supporting = numbers.length > 0 && kind === null && launch === null &&
-      numbers.every(function (n) { return signatures[n].role === "context"; });
-    if (supporting) {
+    if (read.supporting && kind === null && launch === null) {
       // A line that only supports a finding is counted, never reported: no time or host is
       // looked for, and it is no stream's last match (scan.py's _match).
       time = null;
       host = null;
     } else if (time === null || host === null) {
-      var found = this.lookBack(block, start, offsetBase, stream, state);
+      var found = this.lookBack(block, start, offsetBase, stream, state, tailCr);
       time = time || found[0];
       host = host || found[1];
       if (host === null && memo !== undefined) host = memo.host; // a stream's host does not change
     }
-    var offset = offsetBase + start;
-    if (!supporting) state.memos.set(stream, { offset: offset, time: time, host: host });
+    if (!read.supporting || kind !== null || launch !== null) {
+      setMemo(state, stream, { offset: offset, time: time, host: host });
+    }
     var rank = null;
     var order = [info.prefixRank, launchRank, state.fileRank, info.textRank];
     for (var i = 0; i < order.length; i++) {
@@ -585,8 +737,8 @@
       fileIndex: state.fileIndex,
       line: line,
       offset: offset,
-      text: E.unwrap(text).text,
-      signatures: numbers,
+      text: read.text,
+      signatures: read.numbers,
       rank: rank,
       stream: stream,
       time: time,
@@ -594,6 +746,7 @@
       evidence: kind,
       launch: launch,
       rankFromLauncher: info.prefixRank === null && launchRank !== null,
+      repeat: 1, // the line, unchanged, stands this many times in a row (from `line` on)
     };
   };
 
@@ -620,37 +773,63 @@
     return launch.rank;
   }
 
-  // The latest time and host printed before `start` by the same stream, if close.
-  Scanner.prototype.lookBack = function (block, start, offsetBase, stream, state) {
+  // The latest time and host printed before `start` by the same stream, if close. `hasCr` may
+  // be true when the window holds no CR (it only adds a search). The lines walked are kept in
+  // state.heads by their place in the stream, so the look-backs of a storm of matches read
+  // each line once, however many windows it lies in (scan.py's _look_back).
+  Scanner.prototype.lookBack = function (block, start, offsetBase, stream, state, hasCr) {
     var window;
     var windowOffset;
     if (start < LOOKBACK_BYTES && state.prevTail.length) {
-      var keep = LOOKBACK_BYTES - start;
-      var tail = state.prevTail.subarray(Math.max(0, state.prevTail.length - keep));
-      window = concat(tail, block.subarray(0, start));
-      windowOffset = offsetBase - Math.min(keep, state.prevTail.length);
+      // The previous block's tail and this block's first LOOKBACK_BYTES, joined once per block:
+      // a look-back reads only before `start` and no further back than LOOKBACK_BYTES, so it
+      // walks the lines scan.py's window (the tail's last bytes and the block up to `start`)
+      // holds, at the same places in the stream.
+      if (state.window === null) {
+        state.window = concat(state.prevTail, block.subarray(0, Math.min(block.length, LOOKBACK_BYTES)));
+      }
+      window = state.window;
+      windowOffset = offsetBase - state.prevTail.length;
     } else {
       window = block;
       windowOffset = offsetBase;
     }
     var pos = start + offsetBase - windowOffset;
     var floor = Math.max(0, pos - LOOKBACK_BYTES);
-    var hasCr = find(window, CR, floor, pos) >= 0;
     var memo = state.memos.get(stream);
+    var memoAt = memo !== undefined ? memo.offset - windowOffset : -1;
+    var heads = state.heads;
     var time = null;
     var host = null;
     var lines = 0;
     while (lines < LOOKBACK_LINES && pos > floor) {
-      var ls = lineStart(window, pos - 1, floor, hasCr);
-      if (memo !== undefined && windowOffset + ls <= memo.offset) {
+      var known = heads.get(windowOffset + pos);
+      var ls;
+      var info;
+      if (known === undefined) {
+        ls = lineStart(window, pos - 1, floor, hasCr);
+        var whole = state.readLines.get(windowOffset + ls);
+        if (whole !== undefined && whole[0] === windowOffset + pos - 1) {
+          info = whole[1];
+        } else {
+          var head = window.subarray(ls, Math.max(ls, Math.min(pos - 1, ls + E.HEAD_CHARS)));
+          info = head.length ? E.readLine(decode(head)) : null;
+        }
+        if ((ls > floor || (ls === 0 && windowOffset === 0)) && heads.size < CACHED_HEADS) {
+          // A whole line (not one cut at the window's floor): the same in any window.
+          heads.set(windowOffset + pos, [windowOffset + ls, info]);
+        }
+      } else {
+        ls = known[0] - windowOffset;
+        info = known[1];
+      }
+      if (ls <= memoAt) {
         // Every line since the stream's last match was read: inherit from it.
         return [time || memo.time, host || memo.host];
       }
-      var head = window.subarray(ls, Math.max(ls, Math.min(pos - 1, ls + E.HEAD_CHARS)));
       pos = ls;
-      if (!head.length) continue;
+      if (info === null) continue;
       lines += 1;
-      var info = E.readLine(decode(head));
       if (info.prefixRank !== stream) continue;
       time = time || info.time;
       host = host || info.host;

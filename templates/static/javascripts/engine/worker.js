@@ -18,6 +18,7 @@ importScripts("pattern.js", "paste.js", "lineinfo.js", "index.js", "evidence.js"
   var E = TrainwreckEngine;
   var ready = null; // a promise of the compiled index
   var MAX_CONTEXT_FINDINGS = 12;
+  var MAX_TIMELINE_RANKS = 128; // rows of the page's timeline; the rest are counted
 
   function init(indexUrl) {
     if (ready === null) {
@@ -47,6 +48,68 @@ importScripts("pattern.js", "paste.js", "lineinfo.js", "index.js", "evidence.js"
           clock: hit.time ? { absolute: hit.time.absolute, yearless: hit.time.yearless, boot: hit.time.boot } : null,
           text: hit.text,
         };
+  }
+
+  // The finest clock every hit has a reading of, or null (triage's rule, on the page's hits).
+  function commonClock(hits) {
+    var clocks = ["absolute", "yearless", "boot"];
+    for (var i = 0; i < clocks.length; i++) {
+      var c = clocks[i];
+      var all = hits.every(function (h) { return h.time !== null && h.time[c] !== null; });
+      if (all && c === "boot") {
+        var files = new Set(hits.map(function (h) { return h.fileIndex; }));
+        if (files.size > 1) return null;
+      }
+      if (all) return c;
+    }
+    return null;
+  }
+
+  // The page's timeline: each rank's first line of each failure. Only the first
+  // MAX_TIMELINE_RANKS ranks' rows are sent ({key, events: [{finding, hit}]}, `finding` an index
+  // into the findings), with the clock and its range over every rank and the number of ranks
+  // left out: what the page shows of a log of a million ranks is sent, not every rank's line.
+  // null when nothing failed (harmless lines alone would read as a failure).
+  function timelineOf(d) {
+    var failed = d.findings.some(function (f) { return f.role !== "not-the-cause"; });
+    if (!failed) return null;
+    var byRank = new Map();
+    var all = [];
+    d.findings.forEach(function (f, i) {
+      f.streams.forEach(function (hit) {
+        var key = hit.rank === null ? "none" : hit.rank;
+        if (!byRank.has(key)) byRank.set(key, []);
+        byRank.get(key).push({ finding: i, hit: hit });
+        all.push(hit);
+      });
+    });
+    if (!all.length) return null;
+    var clock = commonClock(all);
+    var low = Infinity;
+    var high = -Infinity;
+    if (clock) {
+      all.forEach(function (h) {
+        low = Math.min(low, h.time[clock]);
+        high = Math.max(high, h.time[clock]);
+      });
+    }
+    var keys = Array.from(byRank.keys()).sort(function (a, b) {
+      if (a === "none") return 1;
+      if (b === "none") return -1;
+      return a - b;
+    });
+    return {
+      clock: clock,
+      low: low,
+      high: high,
+      ranks: keys.slice(0, MAX_TIMELINE_RANKS).map(function (key) {
+        return {
+          key: key,
+          events: byRank.get(key).map(function (e) { return { finding: e.finding, hit: plainHit(e.hit) }; }),
+        };
+      }),
+      more: Math.max(0, keys.length - MAX_TIMELINE_RANKS),
+    };
   }
 
   async function resultOf(compiled, message) {
@@ -93,6 +156,7 @@ importScripts("pattern.js", "paste.js", "lineinfo.js", "index.js", "evidence.js"
       unrecognized: d.unrecognized.map(function (u) {
         return { kind: u.kind, words: E.KIND_WORDS[u.kind], hit: plainHit(u.hit) };
       }),
+      timeline: timelineOf(d),
       findings: d.findings.map(function (f, i) {
         return {
           id: f.id,
@@ -111,7 +175,6 @@ importScripts("pattern.js", "paste.js", "lineinfo.js", "index.js", "evidence.js"
             return { id: id, title: compiled.index.entries[id].title, path: compiled.index.entries[id].path };
           }),
           first: plainHit(f.first),
-          streams: f.streams.map(plainHit),
           context: i < MAX_CONTEXT_FINDINGS ? (context[f.first.fileIndex] || {})[f.first.line] || [] : [],
         };
       }),
