@@ -424,8 +424,8 @@ class _Sweep:
                 time = seen_time[1] if seen_time is not None and seen_time[0] > m else None
                 host = seen_host[1] if seen_host is not None and seen_host[0] > m else None
                 return time or memo.time, host or memo.host
-        if n < LOOKBACK_LINES or self.recent[0] < floor:
-            return None
+        if n < LOOKBACK_LINES or self.recent[0] <= floor:
+            return None  # the walk stops at a line the floor cuts (or that starts on it)
         low = n - LOOKBACK_LINES
         time = seen_time[1] if seen_time is not None and seen_time[0] >= low else None
         host = seen_host[1] if seen_host is not None and seen_host[0] >= low else None
@@ -823,20 +823,23 @@ class Scanner:
         lines = 0
         while lines < LOOKBACK_LINES and pos > floor:
             known = heads.get(window_offset + pos)
+            info: LineInfo | None = None
             if known is None:
                 line_start = _line_start(window, pos - 1, floor, has_cr)
-                head = window[line_start : min(pos - 1, line_start + HEAD_CHARS)]
-                info = read_line(head.decode("utf-8", "replace")) if head else None
-                whole = line_start > floor or (line_start == 0 and window_offset == 0)
-                if whole and len(heads) < CACHED_HEADS:
-                    # A whole line (not one cut at the window's floor): the same in any window.
-                    heads[window_offset + pos] = (window_offset + line_start, info)
             else:
-                line_start = known[0] - window_offset
-                info = known[1]
+                line_start, info = known[0] - window_offset, known[1]
             if line_start <= memo_at:
                 # Every line since the stream's last match was read: inherit from it.
                 return time or memo.time, host or memo.host  # type: ignore[union-attr]
+            if not (line_start > floor or (line_start == 0 and window_offset == 0)):
+                # A line the window's floor cuts is not read: its head would depend on where
+                # the floor fell, and a copy read whole by an earlier walk would say more.
+                break
+            if known is None:
+                head = window[line_start : min(pos - 1, line_start + HEAD_CHARS)]
+                info = read_line(head.decode("utf-8", "replace")) if head else None
+                if len(heads) < CACHED_HEADS:
+                    heads[window_offset + pos] = (window_offset + line_start, info)
             pos = line_start
             if info is None:
                 continue

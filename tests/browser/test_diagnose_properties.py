@@ -556,3 +556,23 @@ def test_utf16_logs_without_a_bom_are_named_alike(node: Node) -> None:
         }
     )
     assert answer == expected
+
+
+def test_a_line_the_window_floor_cuts_is_read_by_neither_engine(node: Node) -> None:
+    """tests/diagnose/test_scan_edges.py's log: the last match's 64 KiB window begins inside a
+    line whose head from the floor holds a time. Neither engine reads a line the floor cuts, so
+    both give the last match no time, whatever their look-back caches kept."""
+    oom = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 5 has a "
+        "total capacity of 79.15 GiB of which 12.33 GiB is free."
+    )
+    lines = ["[rank1]: " + "a" * 600 + " 2024-06-26 06:30:00,000 " + "b" * 400]
+    lines += ["[rank1]: " + oom] + ["[rank2]: " + "c" * 1070] * 60 + [oom]
+    logs = [("train.log", ("\n".join(lines) + "\n").encode())]
+    encoded = [{"name": n, "b64": base64.b64encode(r).decode()} for n, r in logs]
+    expected = python_scan(logs, 4 << 20)
+    assert [(m["line"], m["stream"], m["time"]) for m in expected] == [
+        (2, 1, None),
+        (63, None, None),
+    ]
+    assert node.ask({"op": "scan", "index": INDEX_JSON, "logs": encoded}) == {"matches": expected}

@@ -77,3 +77,35 @@ def test_the_block_size_never_changes_a_result(
     expected = run(raw, 4 << 20, SMALL)
     for chunk in (1, 7, 300):
         assert run(raw, chunk, SMALL) == expected
+
+
+FLOOR_OOM = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 5 has a "
+    "total capacity of 79.15 GiB of which 12.33 GiB is free."
+)
+
+
+def floor_log() -> bytes:
+    """A line whose time lies 600 characters in, so a head cut at a window's floor starts with
+    it; a match that reads it whole; then a match whose 64 KiB window's floor falls inside it."""
+    lines = ["[rank1]: " + "a" * 600 + " 2024-06-26 06:30:00,000 " + "b" * 400]
+    lines.append("[rank1]: " + FLOOR_OOM)
+    lines += ["[rank2]: " + "c" * 1070] * 60
+    lines.append(FLOOR_OOM)
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.parametrize("cached", [scan.CACHED_HEADS, 0])
+def test_a_line_the_window_floor_cuts_is_never_read(
+    monkeypatch: pytest.MonkeyPatch, cached: int
+) -> None:
+    """The last match's walk reaches the window's floor inside the first line. Read from the
+    floor, that line began with its timestamp; read whole (kept from the second line's walk), it
+    has none at its start. Which one a walk saw depended on the cache; now a cut line is not
+    read at all, so the last match has no time either way."""
+    monkeypatch.setattr(scan, "CACHED_HEADS", cached)
+    found = [
+        (m.line, m.stream, m.time)
+        for m in Scanner(INDEX).scan(io.BytesIO(floor_log()).read, "t.log", 0, ScanStats(), [])
+    ]
+    assert found == [(2, 1, None), (63, None, None)]

@@ -805,20 +805,9 @@
     while (lines < LOOKBACK_LINES && pos > floor) {
       var known = heads.get(windowOffset + pos);
       var ls;
-      var info;
+      var info = null;
       if (known === undefined) {
         ls = lineStart(window, pos - 1, floor, hasCr);
-        var whole = state.readLines.get(windowOffset + ls);
-        if (whole !== undefined && whole[0] === windowOffset + pos - 1) {
-          info = whole[1];
-        } else {
-          var head = window.subarray(ls, Math.max(ls, Math.min(pos - 1, ls + E.HEAD_CHARS)));
-          info = head.length ? E.readLine(decode(head)) : null;
-        }
-        if ((ls > floor || (ls === 0 && windowOffset === 0)) && heads.size < CACHED_HEADS) {
-          // A whole line (not one cut at the window's floor): the same in any window.
-          heads.set(windowOffset + pos, [windowOffset + ls, info]);
-        }
       } else {
         ls = known[0] - windowOffset;
         info = known[1];
@@ -826,6 +815,21 @@
       if (ls <= memoAt) {
         // Every line since the stream's last match was read: inherit from it.
         return [time || memo.time, host || memo.host];
+      }
+      if (!(ls > floor || (ls === 0 && windowOffset === 0))) {
+        // A line the window's floor cuts is not read: its head would depend on where the
+        // floor fell, and a copy read whole by an earlier walk would say more (scan.py).
+        break;
+      }
+      if (known === undefined) {
+        var whole = state.readLines.get(windowOffset + ls);
+        if (whole !== undefined && whole[0] === windowOffset + pos - 1) {
+          info = whole[1];
+        } else {
+          var head = window.subarray(ls, Math.max(ls, Math.min(pos - 1, ls + E.HEAD_CHARS)));
+          info = head.length ? E.readLine(decode(head)) : null;
+        }
+        if (heads.size < CACHED_HEADS) heads.set(windowOffset + pos, [windowOffset + ls, info]);
       }
       pos = ls;
       if (info === null) continue;
