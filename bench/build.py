@@ -8,7 +8,9 @@ scratch project, and each step runs there in a child process of its own:
 
 - validate: `trainwreck validate` (every check, the benign corpus included);
 - render: loading, validating and rendering every page and data file in one process, with
-  the render step's CPU time taken on its own (the `render` column);
+  the render step's CPU time taken on its own (the `render` column): with the fleet extra
+  installed, that includes converting the rules for the pages' "Monitor it" sections and
+  /api/rules/, as the build does;
 - build: `trainwreck build`, which validates, renders, runs MkDocs and publishes site/;
 - baseline: the very same pages, written out beforehand as static Markdown (each page's
   finished HTML under front matter with its title and description, plus the same static
@@ -83,6 +85,7 @@ def render_step(project: Path) -> None:
 
     from generator.catalog import Catalog
     from generator.diagnose.index import build_index, index_json
+    from generator.fleet import site as fleet_site
     from generator.loading.discovery import find_entry_files, read_sources
     from generator.render.data_files import data_files
     from generator.render.pages import Renderer
@@ -95,11 +98,16 @@ def render_step(project: Path) -> None:
     site_url = load_config("mkdocs.yml").site_url or ""
     started = time.process_time()
     catalog = Catalog.of(entries)
-    pages = Renderer(project / "templates", site_url=site_url).all_pages(catalog)
+    # As the plugin does: with the fleet extra, the pages' "Monitor it" sections and
+    # /api/rules/ come from one conversion of the catalog.
+    rules = fleet_site.site_rules(entries, site_url) if fleet_site.available() else None
+    monitor = rules.monitor if rules is not None else None
+    pages = Renderer(project / "templates", site_url=site_url, monitor=monitor).all_pages(catalog)
     extra = {
         "signatures.json": index_json(build_index(entries)),
         **redirect_files(catalog),
         **data_files(catalog, site_url),
+        **(rules.files if rules is not None else {}),
     }
     render = time.process_time() - started
 

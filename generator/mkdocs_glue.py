@@ -233,6 +233,12 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
                 "trainwreck: no 'Monitor it' sections or /api/rules/: "
                 "the fleet extra is not installed"
             )
+        # The full rule sets take seconds to convert: a build writes them, a preview does not.
+        # The pages' "Monitor it" rows are read from the same conversion.
+        rules = None
+        if monitor is not None and not self.incremental and site_url:
+            rules = fleet_site.site_rules(entries, site_url)
+            monitor = rules.monitor
         if self.incremental:
             # One renderer while the page templates stay as they are: it keeps Jinja's
             # compiled templates, and the page cache reuses only pages that it rendered.
@@ -254,9 +260,8 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
             **redirect_files(catalog),
             **data_files(catalog, site_url),
         }
-        # The full rule sets take seconds to convert: a build writes them, a preview does not.
-        if monitor is not None and not self.incremental and site_url:
-            self.extra_files.update(fleet_site.rule_files(entries, site_url))
+        if rules is not None:
+            self.extra_files.update(rules.files)
         log.info(
             "trainwreck: %d entries, %d pages, %d rendered",
             len(catalog.entries),

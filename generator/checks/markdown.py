@@ -36,12 +36,22 @@ def _walk(tokens: list[Token]) -> Iterable[tuple[Token, int]]:
 # Memoised: the cross-entry pass asks for every entry's links on each preview save, and
 # almost every text is the same as last time. Bounded to about 25 fields of 2,048 entries.
 @lru_cache(maxsize=1 << 16)
+def _lint(text: str) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...]]:
+    """One parse of a field: its problems (source line offset, message) and its entry links.
+    The per-entry pass reads the first, the cross-entry pass the second, of the same parse."""
+    problems = []
+    links = []
+    for token, line in _walk(_PARSER.parse(text)):
+        message = _token_problem(token)
+        if message:
+            problems.append((line, message))
+        if token.type == "link_open" and _ENTRY_LINK.match(str(token.attrs.get("href", ""))):
+            links.append(str(token.attrs.get("href", "")))
+    return tuple(problems), tuple(links)
+
+
 def entry_links(text: str) -> tuple[str, ...]:
-    return tuple(
-        str(t.attrs.get("href", ""))
-        for t, _ in _walk(_PARSER.parse(text))
-        if t.type == "link_open" and _ENTRY_LINK.match(str(t.attrs.get("href", "")))
-    )
+    return _lint(text)[1]
 
 
 @register
@@ -66,10 +76,8 @@ class MarkdownLint(Check):
 
     def validate(self, doc: EntryDoc) -> Iterable[Problem]:
         for path, text in doc.markdown:
-            for token, line in _walk(_PARSER.parse(text)):
-                message = _token_problem(token)
-                if message:
-                    yield self._problem(doc, path, line, message)
+            for line, message in _lint(text)[0]:
+                yield self._problem(doc, path, line, message)
 
     def finalize(self, docs: Sequence[EntryDoc], failed_ids: frozenset[str]) -> Iterable[Problem]:
         known = {doc.entry.id for doc in docs}

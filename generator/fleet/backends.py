@@ -14,7 +14,7 @@ from typing import Any
 
 from generator.diagnose.pattern import Run, parse
 from generator.fleet.regex import Dialect
-from generator.fleet.sigma import RuleSet, defining_patterns, entry_of, rule_set
+from generator.fleet.sigma import RuleSet, defining_patterns, dump_yaml, entry_of, rule_set
 from generator.model.entry import Entry
 
 
@@ -101,6 +101,8 @@ class Converted:
     target: Target
     queries: tuple[Query, ...]
     rules: RuleSet
+    # The Loki backend's "ruler" output, one alerting rule per query, when it was asked for.
+    ruler: tuple[dict[str, Any], ...] | None = None
 
 
 def _backend(target: Target) -> Any:
@@ -144,37 +146,72 @@ def target_rules(entries: Iterable[Entry], site_url: str, target: Target) -> Rul
 
 def convert(entries: Sequence[Entry], site_url: str, target_name: str) -> Converted:
     """Every entry's query for one engine, through its pySigma backend."""
+    return convert_many(entries, site_url, (target_name,))[target_name]
+
+
+def convert_many(
+    entries: Sequence[Entry], site_url: str, target_names: Sequence[str], *, ruler: bool = False
+) -> dict[str, Converted]:
+    """Every entry's query for each of several engines: what `convert` gives for each, and
+    with `ruler` (and "loki" among them) the Loki backend's ruler output of the same rules.
+
+    The rules are converted entry by entry, each engine's in turn. pySigma compiles every
+    regex of a rule it reads, and Python's re keeps the last 512 compiled patterns: read
+    engine by engine, a catalog of a few hundred entries evicts each regex before the next
+    engine reads it again, while entry by entry most engines find theirs still compiled.
+    """
     from sigma.collection import SigmaCollection
 
-    target = TARGETS[target_name]
-    rules = target_rules(entries, site_url, target)
-    backend = _backend(target)
-    notes = {e.id: _note(e, target) for e in entries}
-    queries = []
-    for data in rules.rules:
-        (query,) = backend.convert(SigmaCollection.from_dicts([data]))
-        entry = entry_of(data)
-        queries.append(
-            Query(entry, data["title"], data["level"], data["id"], query, notes.get(entry))
-        )
-    return Converted(target, tuple(queries), rules)
-
-
-def loki_ruler(entries: Iterable[Entry], site_url: str, group: str = "trainwreck") -> str:
-    """A Loki ruler file: one alerting rule per entry, from the backend's ruler output, with
-    the entry id, severity and page as labels and annotations."""
-    import yaml
-    from sigma.collection import SigmaCollection
-
-    target = TARGETS["loki"]
-    rules = target_rules(entries, site_url, target)
-    backend = _backend(target)
-    text = backend.convert(SigmaCollection.from_dicts(list(rules.rules)), "ruler")
-    converted = [r for g in yaml.safe_load(text)["groups"] for r in g["rules"]]
-    if len(converted) != len(rules.rules):
-        raise RuntimeError(f"the Loki backend wrote {len(converted)} of {len(rules.rules)} rules")
+    targets = [TARGETS[name] for name in target_names]
+    rule_sets = [target_rules(entries, site_url, t) for t in targets]
+    backends = [_backend(t) for t in targets]
+    notes = [{e.id: _note(e, t) for e in entries} for t in targets]
+    queries: list[list[Query]] = [[] for _ in targets]
+    loki = target_names.index("loki") if ruler else -1
+    ruler_backend = _ruler_backend() if ruler else None
     alerts: list[dict[str, Any]] = []
-    for data, one in zip(rules.rules, converted, strict=True):
+    # Every target's rule set holds the same entries in the same order (rule_set skips the
+    # entries with no defining signature, whatever the dialect).
+    for rules in zip(*(r.rules for r in rule_sets), strict=True):
+        for k, data in enumerate(rules):
+            (query,) = backends[k].convert(SigmaCollection.from_dicts([data]))
+            entry = entry_of(data)
+            queries[k].append(
+                Query(entry, data["title"], data["level"], data["id"], query, notes[k].get(entry))
+            )
+            if k == loki and ruler_backend is not None:
+                alerts.extend(ruler_backend.convert(SigmaCollection.from_dicts([data]), "ruler"))
+    return {
+        t.name: Converted(t, tuple(q), r, tuple(alerts) if t.name == "loki" and ruler else None)
+        for t, q, r in zip(targets, queries, rule_sets, strict=True)
+    }
+
+
+def _ruler_backend() -> Any:
+    """The Loki backend, its "ruler" output handed over as data: the rule dicts that it
+    would write out as one YAML document."""
+    backend = _backend(TARGETS["loki"])
+    backend.finalize_output_ruler = list
+    return backend
+
+
+def loki_ruler(
+    entries: Sequence[Entry],
+    site_url: str,
+    group: str = "trainwreck",
+    converted: Converted | None = None,
+) -> str:
+    """A Loki ruler file: one alerting rule per entry, from the backend's ruler output, with
+    the entry id, severity and page as labels and annotations. `converted`: the same
+    entries' Loki conversion with its ruler output (`convert_many(..., ruler=True)`)."""
+    if converted is None or converted.ruler is None:
+        converted = convert_many(entries, site_url, ("loki",), ruler=True)["loki"]
+    rules, ruled = converted.rules, converted.ruler
+    assert ruled is not None
+    if len(ruled) != len(rules.rules):
+        raise RuntimeError(f"the Loki backend wrote {len(ruled)} of {len(rules.rules)} rules")
+    alerts: list[dict[str, Any]] = []
+    for data, one in zip(rules.rules, ruled, strict=True):
         entry = entry_of(data)
         alerts.append(
             {
@@ -190,9 +227,4 @@ def loki_ruler(entries: Iterable[Entry], site_url: str, group: str = "trainwreck
                 },
             }
         )
-    return yaml.safe_dump(
-        {"groups": [{"name": group, "rules": alerts}]},
-        sort_keys=False,
-        allow_unicode=True,
-        width=100,
-    )
+    return dump_yaml({"groups": [{"name": group, "rules": alerts}]})

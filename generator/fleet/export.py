@@ -11,9 +11,13 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from generator.fleet.sigma import Skipped, entry_of, rule_set, rule_yaml
 from generator.model.entry import Entry
+
+if TYPE_CHECKING:
+    from generator.fleet.backends import Converted
 
 TARGET_NAMES = ("sigma", "loki", "elasticsearch", "splunk", "sqlite", "duckdb", "spark")
 
@@ -33,10 +37,14 @@ def _write(path: Path, text: str, done: Export) -> None:
     done.files.append(path)
 
 
-def queries_document(entries: Sequence[Entry], site_url: str, target: str) -> dict[str, object]:
+def queries_document(
+    entries: Sequence[Entry], site_url: str, target: str, converted: Converted | None = None
+) -> dict[str, object]:
+    """The target's queries.json; `converted`: the entries' conversion for it, when made."""
     from generator.fleet.backends import convert
 
-    converted = convert(entries, site_url, target)
+    if converted is None:
+        converted = convert(entries, site_url, target)
     return {
         "target": target,
         "note": converted.target.note,

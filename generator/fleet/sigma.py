@@ -127,6 +127,15 @@ def entry_of(rule_data: dict[str, Any]) -> str:
 
 
 def rule_yaml(rule_data: dict[str, Any]) -> str:
+    return dump_yaml(rule_data)
+
+
+def dump_yaml(data: Any) -> str:
+    """`yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)`, through
+    libyaml's emitter when PyYAML has it: the same text (tests/fleet/test_sigma.py compares
+    the two on every rule), about eight times as fast, which at 1,000 entries is seconds of
+    a build."""
     import yaml
 
-    return yaml.safe_dump(rule_data, sort_keys=False, allow_unicode=True, width=100)
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True, width=100)

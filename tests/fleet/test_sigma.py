@@ -219,3 +219,35 @@ def test_export_elasticsearch_names_every_skip_and_inexact_entry(
         "queries.json",
         "queries.txt",
     ]
+
+
+def test_dump_yaml_writes_what_the_python_emitter_writes(corpus: Corpus) -> None:
+    """libyaml's emitter (dump_yaml) writes every rule and the ruler file as PyYAML's own."""
+    from generator.fleet.backends import loki_ruler
+    from generator.fleet.sigma import dump_yaml, rule_set
+
+    def python(data: object) -> str:
+        return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+
+    rules = rule_set(corpus.entries, SITE).rules
+    assert [dump_yaml(r) for r in rules] == [python(r) for r in rules]
+    ruler = loki_ruler(corpus.entries, SITE)
+    assert ruler == python(yaml.safe_load(ruler))
+
+
+def test_convert_many_is_convert_per_target(corpus: Corpus) -> None:
+    """Converted entry by entry for every engine at once, each engine gets what it gets alone,
+    and the Loki ruler output made alongside is the one loki_ruler makes by itself."""
+    from generator.fleet.backends import TARGETS, convert, convert_many, loki_ruler
+
+    names = tuple(TARGETS)
+    together = convert_many(corpus.entries, SITE, names, ruler=True)
+    assert list(together) == list(names)
+    for name in names:
+        alone = convert(corpus.entries, SITE, name)
+        assert (together[name].queries, together[name].rules) == (alone.queries, alone.rules)
+    assert together["loki"].ruler is not None
+    assert len(together["loki"].ruler) == len(together["loki"].queries)
+    assert loki_ruler(corpus.entries, SITE, converted=together["loki"]) == loki_ruler(
+        corpus.entries, SITE
+    )

@@ -65,3 +65,14 @@ def test_rule_files_hold_every_exported_entry(corpus: Corpus) -> None:
         assert {q["entry"] for q in document["queries"]} == exported
         skipped = {s["entry"] for s in document["skipped"]}
         assert skipped == {e.id for e in corpus.entries} - exported
+
+
+def test_site_rules_rows_are_each_entrys_own_queries(corpus: Corpus) -> None:
+    """The build reads the pages' "Monitor it" rows from the catalog's conversion: each row is
+    the one `monitor` converts from the entry alone, and an entry with no rule has none."""
+    rules = site.site_rules(list(corpus.entries), SITE)
+    assert rules.files == site.rule_files(list(corpus.entries), SITE)
+    assert {e.id: rules.monitor(e) for e in corpus.entries} == {
+        e.id: site.monitor(e) for e in corpus.entries
+    }
+    assert any(rules.monitor(e) == () for e in corpus.entries)
