@@ -335,6 +335,14 @@ def run_storms(page: Any, url: str, gen: Any, index: SignatureIndex, log: Path, 
     return ok
 
 
+def serve(site: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    """The built site on a loopback port, in a thread; the server and its URL."""
+    handler = functools.partial(_Quiet, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=int, default=10, help="log size (default 10)")
@@ -366,10 +374,7 @@ def main() -> int:
             f"{len(index.entries)} entries (injected: {expect['root']} on rank {expect['rank']})"
         )
         if args.storms_only:
-            handler = functools.partial(_Quiet, directory=str(site))
-            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-            threading.Thread(target=server.serve_forever, daemon=True).start()
-            url = f"http://127.0.0.1:{server.server_address[1]}"
+            server, url = serve(site)
             with sync_playwright() as p:
                 browser = launch(p)
                 page = browser.new_page()
@@ -398,10 +403,7 @@ def main() -> int:
 
         cli_time = best_of(python_cli, args.repeat)
 
-        handler = functools.partial(_Quiet, directory=str(site))
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        url = f"http://127.0.0.1:{server.server_address[1]}"
+        server, url = serve(site)
         with sync_playwright() as p:
             browser = launch(p)
             page = browser.new_page()

@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -53,15 +54,33 @@ def synthetic_1k(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pat
     server.shutdown()
 
 
-def test_a_pasted_error_line_finds_its_entry_among_1000(browser, synthetic_1k) -> None:  # type: ignore[no-untyped-def]
-    project, url = synthetic_1k
+def xid_line(project: Path) -> str:
+    """The Xid line of ENTRY's first copy's examples, as a reader would paste it."""
     entry = yaml.safe_load((project / "entries" / "gpu-hardware" / f"{ENTRY}.yaml").read_text())
-    line = next(
+    return next(
         line
         for example in entry["examples"]
         for line in example["log"].splitlines()
         if line.startswith("cp3x ") and "Xid" in line
     )
+
+
+def paste_into_search(page: Any, url: str, line: str) -> list[str]:
+    """Paste `line` into the home page's search box; the entry ids of the signature hits."""
+    page.goto(f"{url}/")
+    page.click(".md-search__input")
+    page.evaluate("text => navigator.clipboard.writeText(text)", line)
+    page.keyboard.press("Control+V")
+    page.wait_for_selector(f'{HITS}:not([hidden]) li[data-entry-id="{ENTRY}"]')
+    ids: list[str] = page.eval_on_selector_all(
+        f"{HITS} li[data-entry-id]", "ls => ls.map(l => l.dataset.entryId)"
+    )
+    return ids
+
+
+def test_a_pasted_error_line_finds_its_entry_among_1000(browser, synthetic_1k) -> None:  # type: ignore[no-untyped-def]
+    project, url = synthetic_1k
+    line = xid_line(project)
     context = browser.new_context()
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url)
     page = context.new_page()
@@ -70,14 +89,7 @@ def test_a_pasted_error_line_finds_its_entry_among_1000(browser, synthetic_1k) -
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
-    page.goto(f"{url}/")
-    page.click(".md-search__input")
-    page.evaluate("text => navigator.clipboard.writeText(text)", line)
-    page.keyboard.press("Control+V")
-    page.wait_for_selector(f'{HITS}:not([hidden]) li[data-entry-id="{ENTRY}"]')
-    ids = page.eval_on_selector_all(
-        f"{HITS} li[data-entry-id]", "ls => ls.map(l => l.dataset.entryId)"
-    )
+    ids = paste_into_search(page, url, line)
     assert ids[0] == ENTRY
     # The full-text results arrive too, below the exact hits, from Pagefind's shards.
     page.wait_for_selector(".md-search-result__list li")
@@ -94,13 +106,7 @@ def test_a_pasted_line_fetches_only_the_signature_shards_its_words_name(  # type
     site = project / "site"
     index = index_from_data(json.loads((site / "signatures.json").read_text()))
     plan = layout(index)
-    entry = yaml.safe_load((project / "entries" / "gpu-hardware" / f"{ENTRY}.yaml").read_text())
-    line = next(
-        line
-        for example in entry["examples"]
-        for line in example["log"].splitlines()
-        if line.startswith("cp3x ") and "Xid" in line
-    )
+    line = xid_line(project)
     # What the whole index says of the line: the box must show the same entries, in the
     # engine's order (matchText: an entry a defining signature names first, then index order).
     first: dict[str, int] = {}
@@ -122,14 +128,7 @@ def test_a_pasted_line_fetches_only_the_signature_shards_its_words_name(  # type
     page = context.new_page()
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
-    page.goto(f"{url}/")
-    page.click(".md-search__input")
-    page.evaluate("text => navigator.clipboard.writeText(text)", line)
-    page.keyboard.press("Control+V")
-    page.wait_for_selector(f'{HITS}:not([hidden]) li[data-entry-id="{ENTRY}"]')
-    ids = page.eval_on_selector_all(
-        f"{HITS} li[data-entry-id]", "ls => ls.map(l => l.dataset.entryId)"
-    )
+    ids = paste_into_search(page, url, line)
     assert ids == whole
     page.wait_for_load_state("networkidle")
     assert {r for r in requests if "/signatures" in r} == expected
