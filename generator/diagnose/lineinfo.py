@@ -22,7 +22,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from generator.diagnose.paste import unwrap
+from generator.diagnose.paste import wrapper_spans
 
 HEAD_CHARS = 512
 
@@ -158,10 +158,11 @@ def _wall(
     if not _valid(month, day, hour, minute, second):
         return None
     seconds = second + _fraction(frac)
-    clock = f"{hour:02d}:{minute:02d}:{second:02d}" + (f".{frac}" if frac else "")
+    # %-formatting: half the cost of f-strings with format specs, once per line of a storm.
+    clock = "%02d:%02d:%02d%s" % (hour, minute, second, "." + frac if frac else "")  # noqa: UP031
     if year is None:
         return Timestamp(
-            f"--{month:02d}-{day:02d}T{clock}",
+            "--%02d-%02dT%s" % (month, day, clock),  # noqa: UP031
             None,
             _yearless(month, day, hour, minute, seconds),
             None,
@@ -192,47 +193,74 @@ def _wall(
     return Timestamp(f"{year:04d}-{month:02d}-{day:02d}T{clock}{suffix}", absolute, yearless, None)
 
 
-def _from_match(kind: str, m: re.Match[str]) -> Timestamp | None:
-    g = m.groups()
+def _from_groups(kind: str, g: tuple[str | None, ...]) -> Timestamp | None:
+    """The time a timestamp pattern's groups give, or None when they name no valid time."""
     if kind == "iso":
-        return _wall(int(g[0]), int(g[1]), int(g[2]), (int(g[3]), int(g[4]), int(g[5])), g[6], g[7])
+        return _wall(
+            int(g[0]),  # type: ignore[arg-type]
+            int(g[1]),  # type: ignore[arg-type]
+            int(g[2]),  # type: ignore[arg-type]
+            (int(g[3]), int(g[4]), int(g[5])),  # type: ignore[arg-type]
+            g[6],
+            g[7],
+        )
     if kind == "glog":
-        date = g[0]
+        date: str = g[0]  # type: ignore[assignment]
         year = int(date[:4]) if len(date) == 8 else None
         month, day = int(date[-4:-2]), int(date[-2:])
-        return _wall(year, month, day, (int(g[1]), int(g[2]), int(g[3])), g[4])
+        return _wall(year, month, day, (int(g[1]), int(g[2]), int(g[3])), g[4])  # type: ignore[arg-type]
     if kind == "dmesg-T":
-        return _wall(int(g[5]), _MONTHS[g[0]], int(g[1]), (int(g[2]), int(g[3]), int(g[4])), None)
-    if kind == "syslog":
-        return _wall(None, _MONTHS[g[0]], int(g[1]), (int(g[2]), int(g[3]), int(g[4])), None)
-    # raw dmesg: seconds since boot
-    seconds = int(g[0]) + _fraction(g[1])
-    return Timestamp(f"boot+{int(g[0])}.{g[1]}s", None, None, seconds)
-
-
-def _timestamp(rest: str) -> tuple[Timestamp | None, str | None]:
-    """The earliest timestamp in the head of a line, and the host a syslog prefix names."""
-    found: list[tuple[int, int, str, re.Match[str]]] = []
-    for priority, (kind, regex, anchored) in enumerate(
-        (
-            ("syslog", _SYSLOG, True),
-            ("dmesg-raw", _DMESG_RAW, True),
-            ("iso", _ISO, False),
-            ("dmesg-T", _DMESG_T, False),
-            ("glog", _GLOG, False),
+        return _wall(
+            int(g[5]),  # type: ignore[arg-type]
+            _MONTHS[g[0]],  # type: ignore[index]
+            int(g[1]),  # type: ignore[arg-type]
+            (int(g[2]), int(g[3]), int(g[4])),  # type: ignore[arg-type]
+            None,
         )
-    ):
+    if kind == "syslog":
+        return _wall(
+            None,
+            _MONTHS[g[0]],  # type: ignore[index]
+            int(g[1]),  # type: ignore[arg-type]
+            (int(g[2]), int(g[3]), int(g[4])),  # type: ignore[arg-type]
+            None,
+        )
+    # raw dmesg: seconds since boot
+    seconds = int(g[0]) + _fraction(g[1])  # type: ignore[arg-type]
+    return Timestamp(f"boot+{int(g[0])}.{g[1]}s", None, None, seconds)  # type: ignore[arg-type]
+
+
+_STAMP_PATTERNS = (
+    ("syslog", _SYSLOG, True),
+    ("dmesg-raw", _DMESG_RAW, True),
+    ("iso", _ISO, False),
+    ("dmesg-T", _DMESG_T, False),
+    ("glog", _GLOG, False),
+)
+
+# A time pattern that matched, as places: (kind, its groups' spans, the syslog host's span).
+_Candidate = tuple[str, tuple["Span | None", ...], "Span | None"]
+
+
+def _stamp_candidates(rest: str, base: int) -> tuple[_Candidate, ...]:
+    """Every time pattern that matches the head `rest` (which starts at `base` in its line),
+    earliest first, the patterns' order breaking ties: the first that gives a valid time is
+    the line's."""
+    found: list[tuple[int, int, _Candidate]] = []
+    for priority, (kind, regex, anchored) in enumerate(_STAMP_PATTERNS):
         if anchored:
             m = regex.match(rest)
         else:
             m = _iso_search(rest) if regex is _ISO else regex.search(rest)
         if m is not None:
-            found.append((m.start(), priority, kind, m))
-    for _, _, kind, m in sorted(found, key=lambda f: (f[0], f[1])):
-        stamp = _from_match(kind, m)
-        if stamp is not None:
-            return stamp, (m.group(6) if kind == "syslog" else None)
-    return None, None
+            spans = tuple(
+                (base + m.start(i), base + m.end(i)) if m.start(i) >= 0 else None
+                for i in range(1, regex.groups + 1)
+            )
+            host = spans[5] if kind == "syslog" else None
+            found.append((m.start(), priority, (kind, spans, host)))
+    found.sort(key=lambda f: (f[0], f[1]))
+    return tuple(c for _, _, c in found)
 
 
 def read_line(text: str) -> LineInfo:
@@ -257,42 +285,116 @@ def read_line_parts(text: str) -> tuple[LineInfo, str, str]:
     return _read_head(text[:HEAD_CHARS])
 
 
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class _HeadPlan:
+    """Where a head's rank, times and host lie, and which rules found them (see _read_head)."""
+
+    head: Span  # the head without a paste's wrappers
+    body: int  # where the text after the rank prefix starts
+    prefix_rank: Span | None
+    stamps: tuple[_Candidate, ...]  # the candidates after the rank prefix
+    lead_stamps: tuple[_Candidate, ...]  # those of a timestamp before the rank prefix
+    host: Span | None  # the host when no syslog time names one
+    text_rank: Span | None
+
+
+def _plan(text: str) -> _HeadPlan:
+    """How `_read_head` reads `text`, as places in it. Every rule treats the ten digits alike
+    (each is matched by a digit class, never written out; paste.py's rules too): so a line with
+    other digits in the same places has the same plan, and only the values differ."""
+    wrappers = wrapper_spans(text)
+    base = wrappers.start
+    head = rest = text[wrappers.start : wrappers.end]
+    prefix_rank: Span | None = None
+    m = _SRUN.match(rest)
+    if m is not None:
+        prefix_rank = (base + m.start(1), base + m.end(1))
+        base += m.end()
+        rest = rest[m.end() :]
+    stripped = rest.lstrip(" ")
+    m = _TORCHRUN.match(stripped) or _MPI_TAG.match(stripped)
+    if m is not None:
+        at = base + len(rest) - len(stripped)
+        prefix_rank = (at + m.start(1), at + m.end(1))
+        base = at + m.end()
+        rest = stripped[m.end() :]
+    if prefix_rank is None:
+        prefix_rank = wrappers.rank
+    body = base
+    stripped = rest.lstrip(" ")
+    base += len(rest) - len(stripped)
+    rest = stripped
+    stamps = _stamp_candidates(rest, base)
+    lead_stamps: tuple[_Candidate, ...] = ()
+    if wrappers.time is not None:
+        start, end = wrappers.time
+        lead_stamps = _stamp_candidates(text[start:end], start)
+    host: Span | None
+    m = _NCCL_HOST.match(rest)
+    if m is not None:
+        host = (base + m.start(1), base + m.end(1))
+    else:
+        # NCCL lines often follow a timestamp or a log-level prefix.
+        found = _nccl_host_search(rest, 200)
+        if found is not None and found[0] > 0 and rest[found[0] - 1] not in " ]":
+            found = None
+        if found is not None:
+            host = (base + found[0], base + found[0] + len(found[1]))
+        else:
+            host = wrappers.host
+    m = _TEXT_RANK.search(head)
+    text_rank = (wrappers.start + m.start(1), wrappers.start + m.end(1)) if m is not None else None
+    return _HeadPlan(
+        (wrappers.start, wrappers.end), body, prefix_rank, stamps, lead_stamps, host, text_rank
+    )
+
+
+# As bytes: bytes.translate is ten times faster than str.translate, and UTF-8 keeps every
+# other character's bytes above 0x7f, so only the ASCII digits change.
+_DIGITS_ALIKE = bytes.maketrans(b"123456789", b"000000000")
+# Plans by the head with its digits as zeros: a storm's lines differ in their numbers (rank,
+# time, sequence), not in where those stand, so they share a few plans.
+_plan_of_shape = functools.lru_cache(maxsize=4096)(_plan)
+
+
+def _first_time(
+    candidates: tuple[_Candidate, ...], text: str
+) -> tuple[Timestamp | None, str | None]:
+    for kind, spans, host in candidates:
+        stamp = _from_groups(kind, tuple(text[s[0] : s[1]] if s else None for s in spans))
+        if stamp is not None:
+            return stamp, (text[host[0] : host[1]] if host is not None else None)
+    return None, None
+
+
 # A line's head is read again by the look-backs of later matches (of any stream, in a log of
 # many ranks), so results are kept for recent heads (at most HEAD_CHARS characters each, so the
 # cache stays small): the function is pure and its result frozen.
 @functools.lru_cache(maxsize=8192)
 def _read_head(text: str) -> tuple[LineInfo, str, str]:
-    unwrapped = unwrap(text)
-    head = rest = unwrapped.text
-    prefix_rank: int | None = None
-    m = _SRUN.match(rest)
-    if m is not None:
-        prefix_rank = int(m.group(1))
-        rest = rest[m.end() :]
-    m = _TORCHRUN.match(rest.lstrip(" ")) or _MPI_TAG.match(rest.lstrip(" "))
-    if m is not None:
-        prefix_rank = int(m.group(1))
-        rest = rest.lstrip(" ")[m.end() :]
-    if prefix_rank is None:
-        prefix_rank = unwrapped.rank
-    body = rest
-    rest = rest.lstrip(" ")
-    time, host = _timestamp(rest)
-    if time is None and unwrapped.time_text is not None:
-        time, _ = _timestamp(unwrapped.time_text)
-    if host is None:
-        m = _NCCL_HOST.match(rest)
-        if m is not None:
-            host = m.group(1)
-        else:
-            # NCCL lines often follow a timestamp or a log-level prefix.
-            found = _nccl_host_search(rest, 200)
-            if found is not None and found[0] > 0 and rest[found[0] - 1] not in " ]":
-                found = None
-            host = found[1] if found is not None else unwrapped.host
-    m = _TEXT_RANK.search(head)
-    text_rank = int(m.group(1)) if m is not None else None
-    return LineInfo(prefix_rank, text_rank, time, host), body, head
+    shape = text.encode("utf-8", "surrogatepass").translate(_DIGITS_ALIKE)
+    return _read_by(_plan_of_shape(shape.decode("utf-8", "surrogatepass")), text)
+
+
+def _read_by(plan: _HeadPlan, text: str) -> tuple[LineInfo, str, str]:
+    """What `text` says, read by a plan made from it or from a line of the same shape."""
+    time, host = _first_time(plan.stamps, text)
+    if time is None and plan.lead_stamps:
+        time, _ = _first_time(plan.lead_stamps, text)
+    if host is None and plan.host is not None:
+        host = text[plan.host[0] : plan.host[1]]
+    prefix, ranked = plan.prefix_rank, plan.text_rank
+    info = LineInfo(
+        int(text[prefix[0] : prefix[1]]) if prefix is not None else None,
+        int(text[ranked[0] : ranked[1]]) if ranked is not None else None,
+        time,
+        host,
+    )
+    start, end = plan.head
+    return info, text[plan.body : end], text[start:end]
 
 
 _SUFFIXES = (".gz", ".bz2", ".xz", ".log", ".txt", ".out", ".err")

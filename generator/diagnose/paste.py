@@ -50,12 +50,32 @@ class Unwrapped:
     time_text: str | None  # a timestamp that stood before the rank prefix
 
 
-def unwrap(text: str) -> Unwrapped:
-    """The line without the wrappers a paste put around it, and what those wrappers said."""
-    host: str | None = None
-    rank: int | None = None
-    lead: str | None = None
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class WrapperSpans:
+    """Where `unwrap`'s results lie in the line it read: the line without its wrappers is
+    `line[start:end]`, and each of the others is a (start, end) slice of the line, or None.
+
+    Every rule here treats the ten digits alike (each is matched by a digit class, never
+    written out), so two lines that differ only in their digits have the same spans:
+    lineinfo.py reads a storm's lines, which differ in their numbers, by one plan."""
+
+    start: int
+    end: int
+    host: Span | None  # a pdsh prefix's host
+    rank: Span | None  # the index a Kubernetes pod name ends in
+    time: Span | None  # a timestamp that stood before the rank prefix
+
+
+def wrapper_spans(text: str) -> WrapperSpans:
+    """The wrappers a paste put around the line, as places in it (see `unwrap`)."""
+    host: Span | None = None
+    rank: Span | None = None
+    lead: Span | None = None
     bold = False
+    base = 0  # where `text`, the line as unwrapped so far, starts in the line
     if text.endswith("\r"):
         text = text.rstrip("\r")
     for _ in range(MAX_WRAPPERS):
@@ -73,18 +93,20 @@ def unwrap(text: str) -> Unwrapped:
                 m = _KUBECTL.match(text)
                 if m is not None:
                     pod = _POD_INDEX.fullmatch(m.group(1))
-                    rank = int(pod.group(1)) if pod is not None else rank
+                    if pod is not None:
+                        at = base + m.start(1)
+                        rank = (at + pod.start(1), at + pod.end(1))
             if m is None:
                 m = _LEAD_TIME.match(text)
                 if m is not None:
-                    lead = m.group(1)
+                    lead = (base + m.start(1), base + m.end(1))
         elif first == "*":
             m = _BOLD_OPEN.match(text)
             bold = bold or m is not None
         elif first.isdigit():
             m = _LEAD_TIME.match(text)
             if m is not None:
-                lead = m.group(1)
+                lead = (base + m.start(1), base + m.end(1))
         if m is None and (first.isalnum()):
             m = _COMPOSE.match(text)
             if m is None:
@@ -94,12 +116,25 @@ def unwrap(text: str) -> Unwrapped:
                 ):
                     m = None  # srun's `3: ` label, or a word such as `error: `
                 elif m is not None:
-                    host = m.group(1)
+                    host = (base + m.start(1), base + m.end(1))
         if m is None or not m.end():
             break
+        base += m.end()
         text = text[m.end() :]
     if bold:
         close = _BOLD_CLOSE.search(text)
         if close is not None:
             text = text[: close.start()]
-    return Unwrapped(text, host, rank, lead)
+    return WrapperSpans(base, base + len(text), host, rank, lead)
+
+
+def unwrap(text: str) -> Unwrapped:
+    """The line without the wrappers a paste put around it, and what those wrappers said."""
+    spans = wrapper_spans(text)
+    host, rank, lead = spans.host, spans.rank, spans.time
+    return Unwrapped(
+        text[spans.start : spans.end],
+        text[host[0] : host[1]] if host is not None else None,
+        int(text[rank[0] : rank[1]]) if rank is not None else None,
+        text[lead[0] : lead[1]] if lead is not None else None,
+    )
