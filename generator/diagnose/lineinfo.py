@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from generator.diagnose.paste import wrapper_spans
+from generator.diagnose.records import quick_init
 
 HEAD_CHARS = 512
 
@@ -42,6 +43,7 @@ for _m in range(2, 13):
     _MONTH_START[_m] = _MONTH_START[_m - 1] + _MONTH_DAYS[_m - 2] * 86400.0
 
 
+@quick_init
 @dataclass(frozen=True)
 class Timestamp:
     """A point in time as a log line gives it, with the keys it can be compared by.
@@ -57,6 +59,7 @@ class Timestamp:
     boot: float | None
 
 
+@quick_init
 @dataclass(frozen=True)
 class LineInfo:
     prefix_rank: int | None  # torchrun [rankN]: / [defaultN]:, or srun's "N: "

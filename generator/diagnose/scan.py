@@ -49,6 +49,7 @@ from generator.diagnose.lineinfo import (
 )
 from generator.diagnose.paste import unwrap
 from generator.diagnose.prefilter import Prefilter, make_prefilter
+from generator.diagnose.records import quick_init
 from generator.diagnose.verify import Verifier
 
 CHUNK_BYTES = 4 << 20
@@ -112,6 +113,7 @@ class LogReadError(Exception):
     """Reading the rest of a log failed: truncated or corrupt compressed data, an I/O error."""
 
 
+@quick_init
 @dataclass(frozen=True)
 class LineMatch:
     """One log line that matched at least one signature, with what the log says about it."""
@@ -243,6 +245,7 @@ class _Memo:
     host: str | None
 
 
+@quick_init
 @dataclass(frozen=True)
 class _Line:
     """What one line says by itself (Scanner._read); lines are many, their texts few."""

@@ -50,6 +50,7 @@ from generator.diagnose.evidence import CAUSES, KINDS, STRONG, Kind
 from generator.diagnose.index import IndexEntry, SignatureIndex
 from generator.diagnose.launcher import LauncherName, exit_meaning
 from generator.diagnose.lineinfo import Timestamp
+from generator.diagnose.records import quick_init
 from generator.diagnose.scan import LineMatch
 
 Role = Literal["root-cause", "collateral", "not-the-cause"]
@@ -60,6 +61,7 @@ UNRECOGNIZED = "unrecognized"
 TEXT_CHARS = 2048
 
 
+@quick_init
 @dataclass(frozen=True)
 class Hit:
     file: str
