@@ -684,9 +684,13 @@ class Scanner:
         first_extra = self._first_extra
         signatures = self.index.signatures
         verify = self.verifier.matching
-        numbers = sorted(
-            n for anchor in anchors if anchor < first_extra for n in verify(anchor, raw, text)
-        )
+        if len(anchors) == 1:  # nearly every line: no generator to set up
+            (anchor,) = anchors
+            numbers = sorted(verify(anchor, raw, text)) if anchor < first_extra else []
+        else:
+            numbers = sorted(
+                n for anchor in anchors if anchor < first_extra for n in verify(anchor, raw, text)
+            )
         info, rest, head = read_line_parts(text)
         body = evidence.body_of(rest)
         launch: LaunchReport | None = None
@@ -752,14 +756,12 @@ class Scanner:
         offset = offset_base + start
         if not read.supporting or kind is not None or launch is not None:
             state.memos[stream] = _Memo(offset, time, host)
-        rank = next(
-            (
-                r
-                for r in (info.prefix_rank, launch_rank, state.file_rank, info.text_rank)
-                if r is not None
-            ),
-            None,
-        )
+        # The first rank known, most specific first.
+        rank = info.prefix_rank
+        if rank is None:
+            rank = launch_rank
+            if rank is None:
+                rank = state.file_rank if state.file_rank is not None else info.text_rank
         return LineMatch(
             state.name,
             state.file_index,
