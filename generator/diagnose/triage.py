@@ -59,6 +59,7 @@ UNRECOGNIZED = "unrecognized"
 # The characters of a line's text that a kept hit holds: every report prints at most this much
 # (the text and Markdown reports 400), so thousands of ranks of 64 KiB lines stay small.
 TEXT_CHARS = 2048
+ROLE_SETS = 4096  # signature sets whose roles a Tally keeps, at most
 
 
 @quick_init
@@ -136,14 +137,13 @@ class Tally:
         self.evidence: dict[tuple[int, int | None], dict[Kind, Hit]] = {}
         # Per (file, rank, local), the launcher's report, merged over its lines.
         self.witnesses: dict[tuple[int, int, bool], Witness] = {}
+        # The roles of the signature sets lines matched (never changed once made).
+        self._roles: dict[tuple[int, ...], dict[str, set[str]]] = {}
 
     def add(self, match: LineMatch) -> None:
-        roles: dict[str, set[str]] = {}
-        for number in match.signatures:
-            sig = self.index.signatures[number]
-            roles.setdefault(sig.entry, set()).add(sig.role)
-        if len(roles) > 1:
-            self._fold(roles)
+        roles = self._roles.get(match.signatures)
+        if roles is None:
+            roles = self._roles_of(match.signatures)
         hit: Hit | None = None
         if match.evidence is not None or match.launch is not None:
             hit = self._witness(match, roles)
@@ -166,6 +166,20 @@ class Tally:
             if stream not in tally.firsts:
                 hit = hit or Hit.of(match)
                 tally.firsts[stream] = hit
+
+    def _roles_of(self, numbers: tuple[int, ...]) -> dict[str, set[str]]:
+        """Each entry of the signatures a line matched, with the roles they give it there: a
+        pure function of the signatures, kept for the next line that matches the same ones."""
+        roles: dict[str, set[str]] = {}
+        for number in numbers:
+            sig = self.index.signatures[number]
+            roles.setdefault(sig.entry, set()).add(sig.role)
+        if len(roles) > 1:
+            self._fold(roles)
+        if len(self._roles) >= ROLE_SETS:
+            self._roles.clear()
+        self._roles[numbers] = roles
+        return roles
 
     def _fold(self, roles: dict[str, set[str]]) -> None:
         """Drop the defining role of every entry that another defining entry on the line
