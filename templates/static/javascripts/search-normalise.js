@@ -41,8 +41,10 @@
   "a an and are as at be by for from has in is it of on or that the this to was with"
     .split(" ").forEach(function (w) { COMMON[w] = true; });
   // A pasted line of twenty words finds no page that has them all; its first words are
-  // the message, and the signature matcher above is what names its entry.
-  var MAX_WORDS = 8;
+  // the message, and the signature matcher above is what names its entry. Each word costs
+  // one index chunk (12-15 KB gzipped, at any catalog size): six, not eight, keep a pasted
+  // line's first search under 300 KB at 10k entries (docs/benchmarks.md, First search).
+  var MAX_WORDS = 6;
 
   function pagefindQuery(query) {
     var words = normalise(query).split(" ").filter(Boolean);
