@@ -239,3 +239,21 @@ def test_keyboard_focus_survives_the_second_five(browser, synthetic_1k) -> None:
             break
     assert page.evaluate(focused) == sixth
     context.close()
+
+
+def test_pagefind_gets_the_first_six_words_that_are_not_on_every_page(  # type: ignore[no-untyped-def]
+    browser, synthetic_1k
+) -> None:
+    """Each word costs an index chunk: a pasted line sends its first six, punctuation gone."""
+    project, url = synthetic_1k
+    page = browser.new_page()
+    page.goto(f"{url}/")
+    queries = {
+        xid_line(project): "cp3x Fri Jan 29 23 42",
+        "GPU has fallen off the bus": "GPU fallen off bus",
+        "the of a": "the of a",
+        'NCCL WARN "NET/IB" -> 6 (status=12)': "NCCL WARN NET IB 6 status",
+    }
+    got = {q: page.evaluate("q => window.trainwreckPagefindQuery(q)", q) for q in queries}
+    assert got == queries
+    page.close()

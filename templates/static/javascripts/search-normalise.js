@@ -261,4 +261,5 @@
     }
   });
   window.trainwreckNormaliseQuery = normalise;
+  window.trainwreckPagefindQuery = pagefindQuery;
 })();
