@@ -17,8 +17,9 @@
   var NativeWorker = window.Worker;
   var SETUP = 0, READY = 1, QUERY = 2, RESULT = 3;
   // The theme renders the first ten results at once (more only on scrolling); each costs a
-  // fragment (5-6 KB gzipped). Five come with the answer, more than the panel shows at once
-  // (three on a 1280x720 screen), the other five when the fifth comes into view.
+  // fragment (5-6 KB gzipped). Five come with the answer, as many as the panel shows at once
+  // (three and a half on a 1280x720 screen, four and a half on 1920x1080 or a 390x844
+  // phone), the other five when the reader scrolls the results.
   var MAX_RESULTS = 10;
   var canWatch = typeof window.IntersectionObserver === "function";
   var FIRST_RESULTS = canWatch ? 5 : MAX_RESULTS;
@@ -177,28 +178,33 @@
       });
     }
 
-    // The rest of the answer's fragments, when the last result shown comes into view.
+    // The rest of the answer's fragments, as soon as the reader scrolls the results (the
+    // sixth is a result's height away), or at once if the panel has room for all five.
     function watch(answer, current) {
       unwatch();
       var list = document.querySelector(".md-search-result__list");
       if (!canWatch || !list || answer.items.length >= answer.results.length) return;
+      var box = list.parentElement.parentElement;
       var loading = false;
-      var seen = new IntersectionObserver(function (changes) {
+      var load = function () {
         if (loading || !current() || list.children.length < answer.items.length) return;
-        if (!changes.some(function (c) { return c.isIntersecting; })) return;
         loading = true;
         more(answer, MAX_RESULTS).then(function () {
           unwatch();
           if (current()) show(answer);
         }, function () { loading = false; });
-      });
+      };
+      var seen = new IntersectionObserver(function (changes) {
+        if (changes.some(function (c) { return c.intersectionRatio > 0.98; })) load();
+      }, { root: box, threshold: 0.99 });
       var target = function () {
         seen.disconnect();
         if (list.lastElementChild) seen.observe(list.lastElementChild);
       };
       var rendered = new MutationObserver(target);
       rendered.observe(list, { childList: true });
-      watching = [seen, rendered];
+      box.addEventListener("scroll", load, { passive: true });
+      watching = [seen, rendered, { disconnect: function () { box.removeEventListener("scroll", load); } }];
       target();
     }
 
