@@ -4,10 +4,10 @@
 //
 // The theme talks to its search worker with messages: {type: 0, data: index} to set up,
 // {type: 1} back when ready, {type: 2, data: query} per query and {type: 3, data: result}
-// back (here twice when the answer's second five results are loaded). This script, loaded in the head before the theme's bundle, replaces the worker with
-// an object that speaks the same messages and asks Pagefind on this page. The build leaves
-// the theme's index empty; when it is not (the preview, `trainwreck serve`), the theme's own
-// worker runs as before.
+// back (here twice, when an answer's second five results are loaded). This script, loaded
+// in the head before the theme's bundle, replaces the worker with an object that speaks the
+// same messages and asks Pagefind on this page. The build leaves the theme's index empty;
+// when it is not (the preview, `trainwreck serve`), the theme's own worker runs as before.
 //
 // Readers paste error lines: "NVRM: Xid (PCI:0000:3b:00): 74, ...". Every query becomes plain
 // words first (the same split as mkdocs.yml's separator), so punctuation never means syntax,
