@@ -4,7 +4,7 @@ Material's lunr index is one file that every page downloads whole (about 4 KB gz
 entry); Pagefind writes a sharded index under /pagefind/, and a search fetches only the
 shards and fragments its words need (docs/architecture.md, Search; docs/benchmarks.md). It
 indexes what the pages mark with `data-pagefind-body` (templates/overrides/main.html) and
-skips `data-pagefind-ignore` (the lists of links to other entries).
+skips `data-pagefind-ignore` (the lists of links to other entries) and EXCLUDE_SELECTORS.
 """
 
 from __future__ import annotations
@@ -16,6 +16,12 @@ from pathlib import Path
 OUTPUT_SUBDIR = "pagefind"
 # Ten times the longest indexing measured (10k entries): a wedged indexer must not hang a build.
 TIMEOUT_SECONDS = 1800
+# Text a reader never searches for, left out of the index and of each page's fragment (from
+# which Pagefind cuts the excerpts): the "Monitor it" queries (the signatures again, as
+# LogQL, Lucene and SPL, whose regex syntax filled excerpts and the index with words such as
+# x09 and rawCondition2), and the line only the printed page shows ("Runbook from <URL>"),
+# whose URL repeated the page's words and was the excerpt of many results.
+EXCLUDE_SELECTORS = ".tw-monitor, .tw-print-only"
 
 
 class SearchIndexError(RuntimeError):
@@ -34,6 +40,8 @@ def index_site(site_dir: Path) -> None:
         OUTPUT_SUBDIR,
         "--force-language",
         "en",
+        "--exclude-selectors",
+        EXCLUDE_SELECTORS,
         "--silent",
     ]
     try:
