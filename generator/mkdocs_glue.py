@@ -15,6 +15,7 @@ import html
 import json
 import logging
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -293,6 +294,9 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
 
     @event_priority(-100)  # after the search plugin has indexed the page
     def on_page_context(self, context: Any, /, *, page: Any, config: Any, nav: Any) -> Any:
+        rendered = self.pages.get(page.file.src_uri)
+        if rendered is not None and _search_excluded(page):
+            page.content = _material_search_strip(rendered.html, config)
         search = self._search(config)
         if search is not None:
             entries = search.search_index.entries
@@ -348,7 +352,31 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
                 if h.level == 2
             ]
         )
-        return rendered.html
+        # A page that Material's search does not index gets its body after the search plugin's
+        # page event (on_page_context), which would otherwise run a regex over every byte
+        # of it to strip attributes ours do not have: about 0.45 s of CPU at 1,090 entries.
+        return "" if _search_excluded(page) else rendered.html
+
+
+# What Material's search plugin strips from each page's body in its on_page_context, and a
+# search for the same that needs no match attempt at every character.
+_SEARCH_ATTRIBUTE = re.compile(r"\s?data-search-\w+=\"[^\"]+\"")
+_SEARCH_ATTRIBUTE_ANYWHERE = re.compile(r"data-search-\w+=\"[^\"]+\"")
+
+
+def _search_excluded(page: Any) -> bool:
+    return bool((page.meta.get("search") or {}).get("exclude"))
+
+
+def _material_search_strip(body: str, config: Any) -> str:
+    """`body` as Material's search plugin leaves it when it is enabled."""
+    search = config.plugins.get("material/search") or config.plugins.get("search")
+    material = search is not None and type(search).__module__.startswith("material.")
+    if not material or not search.config.enabled:
+        return body
+    if _SEARCH_ATTRIBUTE_ANYWHERE.search(body) is None:
+        return body
+    return _SEARCH_ATTRIBUTE.sub("", body)
 
 
 def _placeholder_render(page: Any, config: Any, files: Files) -> None:
