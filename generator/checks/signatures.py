@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from generator.checks.base import Check, EntryDoc, register
-from generator.diagnose.engine import LogBytes, diagnose_logs, scan_log
+from generator.diagnose.engine import LogBytes, scan_log
 from generator.diagnose.index import SignatureIndex, build_index
 from generator.diagnose.scan import LineMatch, Scanner
+from generator.diagnose.triage import Tally, triage
 from generator.model.entry import Entry, Role
 from generator.problems import Level, Problem
 
@@ -82,20 +83,25 @@ class _Compiled:
         # examples' lines are still in the scanner's cache of line readings (4,096 lines) for
         # the second scan; scanned a whole catalog apart, from about 1,500 entries on they
         # were not, and every line was read twice.
-        self.example_matches(entry)
+        matches = self.example_matches(entry)
         return _kept(
             self._verdicts,
             entry,
             lambda: tuple(
                 (number, message)
-                for number, example in enumerate(entry.examples)
-                if (message := self._verdict(entry, number, example.log)) is not None
+                for number in range(len(entry.examples))
+                if (message := self._verdict(entry, number, matches)) is not None
             ),
         )
 
-    def _verdict(self, entry: Entry, number: int, text: str) -> str | None:
-        log = LogBytes(_example_name(entry, number), text.encode())
-        diagnosis = diagnose_logs(self.index, [log], self.scanner).diagnosis
+    def _verdict(
+        self, entry: Entry, number: int, matches: tuple[tuple[int, LineMatch], ...]
+    ) -> str | None:
+        # The example's diagnosis, from the lines its scan matched: what diagnose_logs gives
+        # for it alone (its scan is the same one, under the same name), without scanning it
+        # a second time.
+        tally = Tally(self.index).add_all(m for n, m in matches if n == number)
+        diagnosis = triage(tally)
         if all(s.role is Role.HARMLESS for s in entry.signatures if s.role is not Role.CONTEXT):
             # An entry about a harmless line: its example shows the line, named as not the cause.
             if any(f.id == entry.id for f in diagnosis.not_the_cause):

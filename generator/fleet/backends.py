@@ -160,7 +160,6 @@ def convert_many(
     engine by engine, a catalog of a few hundred entries evicts each regex before the next
     engine reads it again, while entry by entry most engines find theirs still compiled.
     """
-    from sigma.collection import SigmaCollection
 
     targets = [TARGETS[name] for name in target_names]
     rule_sets = [target_rules(entries, site_url, t) for t in targets]
@@ -173,18 +172,37 @@ def convert_many(
     # Every target's rule set holds the same entries in the same order (rule_set skips the
     # entries with no defining signature, whatever the dialect).
     for rules in zip(*(r.rules for r in rule_sets), strict=True):
+        parsed: list[Any] = []
         for k, data in enumerate(rules):
-            (query,) = backends[k].convert(SigmaCollection.from_dicts([data]))
+            collection = _parsed(data, rules[:k], parsed)
+            parsed.append(collection)
+            (query,) = backends[k].convert(collection)
             entry = entry_of(data)
             queries[k].append(
                 Query(entry, data["title"], data["level"], data["id"], query, notes[k].get(entry))
             )
             if k == loki and ruler_backend is not None:
-                alerts.extend(ruler_backend.convert(SigmaCollection.from_dicts([data]), "ruler"))
+                alerts.extend(ruler_backend.convert(collection, "ruler"))
     return {
         t.name: Converted(t, tuple(q), r, tuple(alerts) if t.name == "loki" and ruler else None)
         for t, q, r in zip(targets, queries, rule_sets, strict=True)
     }
+
+
+def _parsed(data: dict[str, Any], earlier: Sequence[dict[str, Any]], parsed: list[Any]) -> Any:
+    """`data` as a SigmaCollection: the one parsed for an earlier engine when that engine's
+    rule is the same (sqlite, DuckDB and Spark read the same rule unless a signature holds a
+    quote; the Loki ruler reads Loki's), else a new parse. pySigma's parse (which compiles
+    every regex) is most of a conversion, and none of these backends' processing pipelines
+    changes these rules (DuckDB's sysmon field mapping is for Windows logsources): a parse
+    shared between engines gives each the query a parse of its own would
+    (tests/fleet/test_sigma.py compares the two on every rule)."""
+    from sigma.collection import SigmaCollection
+
+    for j, other in enumerate(earlier):
+        if other == data:
+            return parsed[j]
+    return SigmaCollection.from_dicts([data])
 
 
 def _ruler_backend() -> Any:

@@ -8,6 +8,7 @@ another entry, which is rewritten to that entry's page.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
@@ -31,8 +32,16 @@ _MD = _parser()
 
 def render_markdown(text: str, root: str, *, inline: bool = False) -> Markup:
     """Markdown to safe HTML. `root` is the relative path from the page to the site root."""
+    (html,) = render_markdown_at(text, (root,), inline=inline)
+    return html
+
+
+def render_markdown_at(text: str, roots: Sequence[str], *, inline: bool = False) -> list[Markup]:
+    """`render_markdown(text, root)` for each of `roots`, from one parse: an entry page shows
+    each FAQ answer with its links relative and its JSON-LD holds it with them absolute."""
     env: dict[str, object] = {}
     tokens = _MD.parseInline(text, env) if inline else _MD.parse(text, env)
+    entry_links = []
     for token in tokens:
         for child in [token, *(token.children or ())]:
             if child.type != "link_open":
@@ -42,15 +51,20 @@ def render_markdown(text: str, root: str, *, inline: bool = False) -> Markup:
                 child.attrs["rel"] = "nofollow noopener"
             elif _ENTRY_LINK.match(href):
                 entry_id, _, anchor = href.partition("#")
-                child.attrs["href"] = f"{root}failures/{entry_id}/" + (
-                    f"#{anchor}" if anchor else ""
+                entry_links.append(
+                    (child, f"failures/{entry_id}/" + (f"#{anchor}" if anchor else ""))
                 )
             else:
                 # Validation rejects such links; the renderer still never emits them.
                 child.attrs["href"] = "#"
-    html = _MD.renderer.render(tokens, _MD.options, env)
-    # Backticks survive HTML escaping; encode them so no later Markdown pass can see a fence.
-    return Markup(html.replace("`", "&#96;"))
+    out = []
+    for root in roots:
+        for child, page in entry_links:
+            child.attrs["href"] = root + page
+        html = _MD.renderer.render(tokens, _MD.options, env)
+        # Backticks survive HTML escaping; encode them so no later Markdown pass can see a fence.
+        out.append(Markup(html.replace("`", "&#96;")))
+    return out
 
 
 @lru_cache(maxsize=1 << 14)

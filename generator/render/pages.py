@@ -21,7 +21,12 @@ from generator.model.entry import Entry
 from generator.model.inline import inline_plain
 from generator.model.invisible import show_invisible
 from generator.render import data_files
-from generator.render.markdown import plain_text, render_inline_marks, render_markdown
+from generator.render.markdown import (
+    plain_text,
+    render_inline_marks,
+    render_markdown,
+    render_markdown_at,
+)
 from generator.render.structured_data import entry_structured_data, script_json
 
 # The engines of /api/rules/<engine>.json (generator/fleet/site.py writes them).
@@ -163,11 +168,19 @@ class Renderer:
 
     def entry(self, entry: Entry, catalog: Catalog) -> RenderedPage:
         faq_ids = unique_slugs([inline_plain(item.q) for item in entry.faq], "faq-")
+        src_uri = entry_uri(entry.id)
+        # Each answer is parsed once for the page (links relative) and the JSON-LD (absolute).
+        roots = (_root(src_uri), self.site_url) if self.site_url else (_root(src_uri),)
+        answers = [render_markdown_at(item.a, roots) for item in entry.faq]
         structured = (
             [
                 script_json(d)
                 for d in entry_structured_data(
-                    entry, self.site_url, faq_ids, catalog.category(entry.category).title
+                    entry,
+                    self.site_url,
+                    faq_ids,
+                    catalog.category(entry.category).title,
+                    answers=[absolute for _, absolute in answers],
                 )
             ]
             if self.site_url
@@ -175,13 +188,13 @@ class Renderer:
         )
         return self._page(
             "entry.html.j2",
-            entry_uri(entry.id),
+            src_uri,
             entry.title,
             plain_text(entry.summary),
             entry=entry,
             catalog=catalog,
             referenced_by=catalog.referenced_by(entry.id),
-            faq=list(zip(faq_ids, entry.faq, strict=True)),
+            faq=list(zip(faq_ids, entry.faq, [a[0] for a in answers], strict=True)),
             structured_data=structured,
             monitor=list(self.monitor(entry)) if self.monitor else [],
         )

@@ -39,9 +39,16 @@ def _headline(title: str) -> str:
 
 
 def entry_structured_data(
-    entry: Entry, site_url: str, faq_ids: Sequence[str], section: str | None = None
+    entry: Entry,
+    site_url: str,
+    faq_ids: Sequence[str],
+    section: str | None = None,
+    answers: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """The TechArticle and the FAQPage of one entry; `faq_ids` are the questions' anchors."""
+    """The TechArticle and the FAQPage of one entry; `faq_ids` are the questions' anchors.
+    `answers`: the FAQ answers already rendered with `site_url` as their root."""
+    if answers is None:
+        answers = [render_markdown(item.a, site_url) for item in entry.faq]
     page_url = f"{site_url}failures/{entry.id}/"
     publisher = {"@type": "Organization", "name": SITE_NAME, "url": site_url}
     # The category's title; `section` names one that a private catalog declares.
@@ -81,10 +88,10 @@ def entry_structured_data(
                 "name": inline_plain(item.q),
                 "acceptedAnswer": {
                     "@type": "Answer",
-                    "text": str(render_markdown(item.a, site_url)).strip(),
+                    "text": str(answer).strip(),
                 },
             }
-            for item, anchor in zip(entry.faq, faq_ids, strict=True)
+            for item, anchor, answer in zip(entry.faq, faq_ids, answers, strict=True)
         ],
     }
     return [article, faq]

@@ -238,7 +238,9 @@ def test_dump_yaml_writes_what_the_python_emitter_writes(corpus: Corpus) -> None
 def test_convert_many_is_convert_per_target(corpus: Corpus) -> None:
     """Converted entry by entry for every engine at once, each engine gets what it gets alone,
     and the Loki ruler output made alongside is the one loki_ruler makes by itself."""
-    from generator.fleet.backends import TARGETS, convert, convert_many, loki_ruler
+    from sigma.collection import SigmaCollection
+
+    from generator.fleet.backends import TARGETS, _ruler_backend, convert, convert_many, loki_ruler
 
     names = tuple(TARGETS)
     together = convert_many(corpus.entries, SITE, names, ruler=True)
@@ -248,6 +250,14 @@ def test_convert_many_is_convert_per_target(corpus: Corpus) -> None:
         assert (together[name].queries, together[name].rules) == (alone.queries, alone.rules)
     assert together["loki"].ruler is not None
     assert len(together["loki"].ruler) == len(together["loki"].queries)
+    # The engines share a parse where their rules are the same (sqlite, DuckDB and Spark; Loki
+    # and its ruler): the ruler output is still what a parse of each rule of its own gives.
+    fresh = _ruler_backend()
+    assert together["loki"].ruler == tuple(
+        alert
+        for data in together["loki"].rules.rules
+        for alert in fresh.convert(SigmaCollection.from_dicts([data]), "ruler")
+    )
     assert loki_ruler(corpus.entries, SITE, converted=together["loki"]) == loki_ruler(
         corpus.entries, SITE
     )
