@@ -43,6 +43,8 @@
   // One character per byte, every byte its own (WHATWG's windows-1252 maps each of the 256 to a
   // distinct code point): a line's bytes as a Map key.
   var bytesKey = new TextDecoder("windows-1252");
+  // Text that is not all ASCII: the line's bytes were not (an invalid byte decodes to U+FFFD).
+  var NON_ASCII = /[^\x00-\x7f]/;
   function decode(bytes) {
     return decoder.decode(bytes);
   }
@@ -419,12 +421,13 @@
 
   // Read the matched line at `start` (its text ends at `end`), which stands `repeat` times in a
   // row, `size` bytes apart, and note the stream's last match when it is there. `info` is what
-  // the line's head says, when the caller knows it already (or null).
+  // the line's head says, when the caller knows it already (or null; given only for a line
+  // read whole, so that `end` is where its break stands).
   Sweep.prototype.take = function (start, end, size, repeat, stream, state, info) {
     if (this.pos !== start) return;
     var block = this.block;
     if (repeat <= 1 && info !== null && end > start) {
-      var stop = lineEnd(block, start, this.hasCr);
+      var stop = end;
       this.note(start, info);
       if (this.heads.size < CACHED_HEADS) this.heads.set(this.offsetBase + stop + 1, [this.offsetBase + start, info]);
       this.pos = stop + 1;
@@ -694,10 +697,16 @@
         countedTo = lineStartAt;
         var end = Math.min(lineEnd(block, lineStartAt, hasCr), lineStartAt + cap);
         var raw = block.subarray(lineStartAt, end);
-        var key = raw.length <= CACHED_LINE_BYTES ? bytesKey.decode(raw) : null;
+        var text = null;
+        var key = null;
+        if (raw.length <= CACHED_LINE_BYTES) {
+          // An ASCII line's text is its bytes' key as well: decoded once.
+          text = decode(raw);
+          key = NON_ASCII.test(text) ? bytesKey.decode(raw) : text;
+        }
         var read = key !== null ? cache.get(key) : undefined;
         if (read === undefined) {
-          read = this.read(raw, starts.get(lineStartAt));
+          read = this.read(raw, starts.get(lineStartAt), text);
           if (key !== null) {
             if (cache.size >= CACHED_LINES) cache.clear();
             cache.set(key, read);
@@ -706,7 +715,6 @@
         if (!(read.numbers.length || read.extra || exceptions.has(lineStartAt))) continue;
         // A line read whole is what a walk or the sweep would read of it (the same head).
         var whole = raw.length <= E.HEAD_CHARS && end < lineStartAt + cap ? read.info : null;
-        if (whole !== null) state.readLines.set(offsetBase + lineStartAt, [offsetBase + end, whole]);
         var stream = read.info.prefixRank;
         var repeat = 1;
         var size = 0;
@@ -741,6 +749,11 @@
           } else {
             sweep.take(lineStartAt, end, size, repeat, stream, state, whole);
           }
+        }
+        // Kept for a later walk that reaches the line, unless the sweep has put it with the
+        // walks' lines already (a walk looks there first; both hold what the line says).
+        if (whole !== null && !state.heads.has(offsetBase + end + 1)) {
+          state.readLines.set(offsetBase + lineStartAt, [offsetBase + end, whole]);
         }
         if (repeat > 1) {
           line += repeat - 1;
@@ -806,8 +819,8 @@
 
   // What a line says by itself, whatever its place: a pure function of its bytes (and the
   // anchors in them), scan.py's _read.
-  Scanner.prototype.read = function (raw, anchors) {
-    var text = decode(raw);
+  Scanner.prototype.read = function (raw, anchors, decoded) {
+    var text = decoded !== null && decoded !== undefined ? decoded : decode(raw);
     var firstExtra = this.firstExtra;
     var index = this.index;
     var numbers = [];
@@ -823,7 +836,7 @@
       }
     });
     numbers.sort(function (a, b) { return a - b; });
-    var lineRead = E.readLineBody(text);
+    var lineRead = E.readLineParts(text);
     var body = E.bodyOf(lineRead[1]);
     var launch = null;
     var kind = null;
@@ -836,7 +849,8 @@
     return {
       numbers: numbers, // the signatures that match it, ascending
       extra: extra, // it holds a launcher or evidence literal
-      text: E.unwrap(text).text, // without a paste's wrappers
+      // Without a paste's wrappers: the head's, when the head is the whole line.
+      text: text.length <= E.HEAD_CHARS ? lineRead[2] : E.unwrap(text).text,
       info: lineRead[0],
       launch: launch,
       kind: kind, // the evidence it is by its own text (a traceback's end aside)
