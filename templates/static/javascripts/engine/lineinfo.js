@@ -222,11 +222,14 @@
     ["dmesg-T", DMESG_T],
     ["glog", GLOG],
   ];
+  var ISO_READER = 2;
 
   // The earliest timestamp in the head of a line, and the host a syslog prefix names.
   function timestamp(rest) {
     var found = [];
+    var dashed = rest.indexOf("-") >= 0; // an ISO date holds one
     for (var priority = 0; priority < READERS.length; priority++) {
+      if (priority === ISO_READER && !dashed) continue;
       var m = READERS[priority][1].exec(rest);
       if (m !== null) found.push([m.index, priority, READERS[priority][0], m]);
     }
@@ -244,7 +247,8 @@
   }
 
   // readLine, and the line's own text after its wrappers and rank prefix (in the head), as
-  // lineinfo.py's read_line_body: a paste's wrappers come off first (paste.js).
+  // lineinfo.py's read_line_body: a paste's wrappers come off first (paste.js). Third, the head
+  // without the wrappers (read_line_parts): the whole line's, when the line is no longer.
   function readLineBody(text) {
     var unwrapped = E.unwrap(headOf(text, HEAD_CHARS));
     var head = unwrapped.text;
@@ -279,7 +283,7 @@
     }
     m = TEXT_RANK.exec(head);
     var textRank = m !== null ? int(m[1]) : null;
-    return [{ prefixRank: prefixRank, textRank: textRank, time: time, host: host }, body];
+    return [{ prefixRank: prefixRank, textRank: textRank, time: time, host: host }, body, head];
   }
 
   var SUFFIXES = [".gz", ".bz2", ".xz", ".log", ".txt", ".out", ".err"];
@@ -327,5 +331,6 @@
   E.headOf = headOf;
   E.readLine = readLine;
   E.readLineBody = readLineBody;
+  E.readLineParts = readLineBody;
   E.rankFromPath = rankFromPath;
 })(typeof self !== "undefined" ? self : globalThis);

@@ -26,7 +26,9 @@
     var rank = null;
     var lead = null;
     var bold = false;
-    text = text.replace(/\r+$/, "");
+    var kept = text.length;
+    while (kept > 0 && text.charCodeAt(kept - 1) === 13) kept--; // trailing CRs off
+    if (kept < text.length) text = text.slice(0, kept);
     for (var n = 0; n < MAX_WRAPPERS; n++) {
       if (!text) break;
       var first = text[0];

@@ -250,7 +250,39 @@
     this.asciiMasks = new Array(128);
     this.state = new Int32Array(words);
     this.next = new Int32Array(words);
+    // A search begins where the first literal stands (a match starts with it), so its first
+    // characters are always the literal's: the state after them is computed once, here. (Not
+    // when the literal ends in a high surrogate, which the line's next character may pair.)
+    this.firstState = null;
+    this.firstFinal = false;
+    var last = this.first.charCodeAt(this.first.length - 1);
+    if (!this.plain && !(last >= 0xd800 && last < 0xdc00)) this.feedFirst();
   }
+
+  // The state after the first literal, read from the empty state as search reads a line.
+  Matcher.prototype.feedFirst = function () {
+    var words = this.words;
+    var state = new Int32Array(words);
+    var next = new Int32Array(words);
+    var text = this.first;
+    for (var i = 0; i < text.length; i++) {
+      var cp = text.codePointAt(i);
+      if (cp > 0xffff) i++;
+      var b = this.mask(cp);
+      var carry = 1;
+      for (var w = 0; w < words; w++) {
+        var s = state[w];
+        var bw = words === 1 ? b : b[w];
+        next[w] = (((s << 1) | carry) & bw) | (s & this.repeat[w] & bw) | (s & this.sticky[w]);
+        carry = s >>> 31;
+      }
+      var swap = state;
+      state = next;
+      next = swap;
+      if ((state[this.finalWord] & this.finalBit) !== 0) this.firstFinal = true;
+    }
+    this.firstState = state;
+  };
 
   Matcher.prototype.mask = function (cp) {
     var mask = cp < 128 ? this.asciiMasks[cp] : this.masks.get(cp);
@@ -285,7 +317,13 @@
     var final = this.finalBit;
     var state = 0;
     var length = line.length;
-    for (var i = start; i < length; i++) {
+    var i = start;
+    if (this.firstState !== null) {
+      if (this.firstFinal) return true;
+      state = this.firstState[0];
+      i = start + this.first.length;
+    }
+    for (; i < length; i++) {
       // A whole code point, as Python sees one; a lone surrogate stays itself.
       var cp = line.codePointAt(i);
       if (cp > 0xffff) i++;
@@ -305,9 +343,16 @@
     var next = this.next;
     var finalWord = this.finalWord;
     var finalBit = this.finalBit;
-    state.fill(0);
     var length = line.length;
-    for (var i = start; i < length; i++) {
+    var i = start;
+    if (this.firstState !== null) {
+      if (this.firstFinal) return true;
+      state.set(this.firstState);
+      i = start + this.first.length;
+    } else {
+      state.fill(0);
+    }
+    for (; i < length; i++) {
       // A whole code point, as Python sees one; a lone surrogate stays itself.
       var cp = line.codePointAt(i);
       if (cp > 0xffff) i++;

@@ -28,6 +28,7 @@
   var CACHED_LINE_BYTES = 1024; // and only lines this short
   var CACHED_HEADS = 1 << 16; // lines a block's look-backs keep (FileState.heads), at most
   var CACHED_STREAMS = 1 << 16; // streams whose last match a file keeps (setMemo), at most
+  var SWEEP_GAP = 8; // lines between two matches that a Sweep reads rather than begin anew
   var EXTRA_ANCHORS = [];
   E.LAUNCHER_ANCHORS.concat(E.EVIDENCE_ANCHORS).forEach(function (a) {
     if (EXTRA_ANCHORS.indexOf(a) < 0) EXTRA_ANCHORS.push(a);
@@ -42,6 +43,8 @@
   // One character per byte, every byte its own (WHATWG's windows-1252 maps each of the 256 to a
   // distinct code point): a line's bytes as a Map key.
   var bytesKey = new TextDecoder("windows-1252");
+  // Text that is not all ASCII: the line's bytes were not (an invalid byte decodes to U+FFFD).
+  var NON_ASCII = /[^\x00-\x7f]/;
   function decode(bytes) {
     return decoder.decode(bytes);
   }
@@ -319,7 +322,157 @@
     // onto one takes what it says instead of decoding it again (the same bytes, the same head).
     this.readLines = new Map();
     this.window = null; // the look-backs' window at the start of the block (lookBack)
+    this.sweep = null; // the current block's lines read forward, when matches are close (Sweep)
   }
+
+  // How many times `byte` stands in buf[lo:hi], counted up to `limit` + 1 at most.
+  function countUpTo(buf, byte, lo, hi, limit) {
+    var n = 0;
+    for (var at = buf.indexOf(byte, lo); at >= 0 && at < hi; at = buf.indexOf(byte, at + 1)) {
+      if (++n > limit) break;
+    }
+    return n;
+  }
+
+  // The lines of a block read forward, in order, while its matches come thick (scan.py's
+  // _Sweep, rule for rule). A look-back walks up to LOOKBACK_LINES lines back from a match;
+  // when matches stand close together (a storm: every rank prints its watchdog line), each walk
+  // covers the lines the walks before it covered. So once matches are close, the lines between
+  // them are read once, forward, and what a walk would find is kept per stream: the latest line
+  // with a time and the latest with a host, by their count among the block's non-empty lines.
+  // A walk's answer is then a look-up (`answer`), exactly the walk's, and when the kept lines do
+  // not cover the whole of a walk (a segment just begun, a window reaching back past the block
+  // or the byte limit), the walk itself runs. A gap of more than SWEEP_GAP lines starts a new
+  // segment, so a log of few matches never reads a line its walks would not.
+  function Sweep(block, offsetBase, hasCr, heads) {
+    this.block = block;
+    this.heads = heads; // the walks' lines (FileState.heads)
+    this.offsetBase = offsetBase;
+    this.hasCr = hasCr;
+    this.pos = -1; // where the next unread line of the segment starts; -1: no segment
+    this.begin = 0; // where the segment starts
+    this.count = 0; // its non-empty lines read so far
+    this.recent = new Array(LOOKBACK_LINES); // the starts of the last of them, a ring
+    this.noted = 0; // starts put in the ring since the segment began
+    this.times = new Map(); // stream -> [count of its latest line with a time, the time]
+    this.hosts = new Map(); // stream -> [count of its latest line with a host, the host]
+    this.matches = new Map(); // stream -> [stream offset, count] of its last match in the segment
+  }
+
+  // Read the lines up to the one at `start`, or begin a new segment there.
+  Sweep.prototype.reach = function (start) {
+    if (this.pos < 0 || start < this.pos) {
+      this.restart(start);
+      return;
+    }
+    var gap = countUpTo(this.block, LF, this.pos, start, SWEEP_GAP);
+    if (this.hasCr && gap <= SWEEP_GAP) gap += countUpTo(this.block, CR, this.pos, start, SWEEP_GAP);
+    if (gap > SWEEP_GAP) {
+      this.restart(start);
+      return;
+    }
+    this.readTo(start);
+  };
+
+  Sweep.prototype.restart = function (start) {
+    this.pos = this.begin = start;
+    this.count = 0;
+    this.noted = 0;
+    this.times.clear();
+    this.hosts.clear();
+    this.matches.clear();
+  };
+
+  Sweep.prototype.readTo = function (to) {
+    var block = this.block;
+    var pos = this.pos;
+    while (pos < to) {
+      var end = block.indexOf(LF, pos);
+      if (end < 0 || end > to) end = to;
+      if (this.hasCr) {
+        var cr = find(block, CR, pos, end);
+        if (cr >= 0) end = cr;
+      }
+      if (end > pos) {
+        // Shared with the walks, which read the same lines the same way.
+        var key = this.offsetBase + end + 1;
+        var known = this.heads.get(key);
+        var info;
+        if (known !== undefined && known[1] !== null) {
+          info = known[1];
+        } else {
+          info = E.readLine(decode(block.subarray(pos, Math.min(end, pos + E.HEAD_CHARS))));
+          if (this.heads.size < CACHED_HEADS) this.heads.set(key, [this.offsetBase + pos, info]);
+        }
+        this.note(pos, info);
+      }
+      pos = end + 1;
+    }
+    // Lines end at a break: a `to` that is not a line's start ends the segment.
+    this.pos = pos === to ? pos : -1;
+  };
+
+  Sweep.prototype.note = function (start, info) {
+    var ordinal = this.count++;
+    this.recent[this.noted++ % LOOKBACK_LINES] = start;
+    if (info.time !== null) this.times.set(info.prefixRank, [ordinal, info.time]);
+    if (info.host !== null) this.hosts.set(info.prefixRank, [ordinal, info.host]);
+  };
+
+  // Read the matched line at `start` (its text ends at `end`), which stands `repeat` times in a
+  // row, `size` bytes apart, and note the stream's last match when it is there. `info` is what
+  // the line's head says, when the caller knows it already (or null; given only for a line
+  // read whole, so that `end` is where its break stands).
+  Sweep.prototype.take = function (start, end, size, repeat, stream, state, info) {
+    if (this.pos !== start) return;
+    var block = this.block;
+    if (repeat <= 1 && info !== null && end > start) {
+      var stop = end;
+      this.note(start, info);
+      if (this.heads.size < CACHED_HEADS) this.heads.set(this.offsetBase + stop + 1, [this.offsetBase + start, info]);
+      this.pos = stop + 1;
+    } else if (repeat <= 1 || end === start) {
+      this.readTo(lineEnd(block, start, this.hasCr) + 1);
+    } else {
+      // Copies read alike: note the last LOOKBACK_LINES of them, count the rest.
+      if (info === null) info = E.readLine(decode(block.subarray(start, Math.min(end, start + E.HEAD_CHARS))));
+      var skip = Math.max(0, repeat - LOOKBACK_LINES);
+      this.count += skip;
+      for (var j = skip; j < repeat; j++) this.note(start + j * size, info);
+      this.pos = start + repeat * size;
+    }
+    var memo = state.memos.get(stream);
+    var last = this.offsetBase + start + (Math.max(repeat, 1) - 1) * size;
+    if (memo !== undefined && memo.offset === last) this.matches.set(stream, [last, this.count - 1]);
+  };
+
+  // What the look-back from the line at `start` finds, [time, host], or null to walk.
+  Sweep.prototype.answer = function (start, stream, memo) {
+    if (this.pos !== start) return null;
+    var n = this.count;
+    var floor = start - LOOKBACK_BYTES;
+    var seenTime = this.times.get(stream);
+    var seenHost = this.hosts.get(stream);
+    var time;
+    var host;
+    if (memo !== undefined && memo.offset >= this.offsetBase + this.begin) {
+      var known = this.matches.get(stream);
+      if (known === undefined || known[0] !== memo.offset) return null;
+      var m = known[1];
+      if (m >= n - LOOKBACK_LINES) {
+        if (memo.offset - this.offsetBase < floor) return null;
+        time = seenTime !== undefined && seenTime[0] > m ? seenTime[1] : null;
+        host = seenHost !== undefined && seenHost[0] > m ? seenHost[1] : null;
+        return [time || memo.time, host || memo.host];
+      }
+    }
+    var oldest = this.recent[this.noted < LOOKBACK_LINES ? 0 : this.noted % LOOKBACK_LINES];
+    if (n < LOOKBACK_LINES || oldest <= floor) return null; // the walk stops at a line the floor cuts
+    var low = n - LOOKBACK_LINES;
+    time = seenTime !== undefined && seenTime[0] >= low ? seenTime[1] : null;
+    host = seenHost !== undefined && seenHost[0] >= low ? seenHost[1] : null;
+    return [time, host];
+  };
 
   // A stream's last resolved match. Python keeps one per stream of a file, however many
   // streams there are (a rank prefix has up to six digits); here at most CACHED_STREAMS, so a
@@ -526,6 +679,7 @@
       state.heads = new Map();
       state.readLines = new Map();
       state.window = null;
+      var sweep = (state.sweep = new Sweep(block, offsetBase, hasCr, state.heads));
       var tailCr = hasCr || state.prevTail.indexOf(CR) >= 0;
       var order = Array.from(starts.keys());
       for (var o = 1; o < order.length; o++) {
@@ -543,19 +697,25 @@
         countedTo = lineStartAt;
         var end = Math.min(lineEnd(block, lineStartAt, hasCr), lineStartAt + cap);
         var raw = block.subarray(lineStartAt, end);
-        var key = raw.length <= CACHED_LINE_BYTES ? bytesKey.decode(raw) : null;
+        var text = null;
+        var key = null;
+        if (raw.length <= CACHED_LINE_BYTES) {
+          // An ASCII line's text is its bytes' key as well: decoded once.
+          text = decode(raw);
+          key = NON_ASCII.test(text) ? bytesKey.decode(raw) : text;
+        }
         var read = key !== null ? cache.get(key) : undefined;
         if (read === undefined) {
-          read = this.read(raw, starts.get(lineStartAt));
+          read = this.read(raw, starts.get(lineStartAt), text);
           if (key !== null) {
             if (cache.size >= CACHED_LINES) cache.clear();
             cache.set(key, read);
           }
         }
         if (!(read.numbers.length || read.extra || exceptions.has(lineStartAt))) continue;
-        if (raw.length <= E.HEAD_CHARS && end < lineStartAt + cap) {
-          state.readLines.set(offsetBase + lineStartAt, [offsetBase + end, read.info]);
-        }
+        // A line read whole is what a walk or the sweep would read of it (the same head).
+        var whole = raw.length <= E.HEAD_CHARS && end < lineStartAt + cap ? read.info : null;
+        var stream = read.info.prefixRank;
         var repeat = 1;
         var size = 0;
         var r = runs.get(lineStartAt);
@@ -568,6 +728,7 @@
           // A launcher's line carries its summary's state from line to line.
           for (var j = 0; j < repeat; j++) {
             match = this.match(block, lineStartAt + j * size, offsetBase, line + j, read, state, exceptions, tailCr);
+            sweep.take(lineStartAt + j * size, end + j * size, size, 1, stream, state, whole);
             if (match !== null) onMatch(match);
           }
         } else {
@@ -583,8 +744,16 @@
               }
               match.repeat = repeat;
             }
+            sweep.take(lineStartAt, end, size, repeat, stream, state, whole);
             onMatch(match);
+          } else {
+            sweep.take(lineStartAt, end, size, repeat, stream, state, whole);
           }
+        }
+        // Kept for a later walk that reaches the line, unless the sweep has put it with the
+        // walks' lines already (a walk looks there first; both hold what the line says).
+        if (whole !== null && !state.heads.has(offsetBase + end + 1)) {
+          state.readLines.set(offsetBase + lineStartAt, [offsetBase + end, whole]);
         }
         if (repeat > 1) {
           line += repeat - 1;
@@ -650,8 +819,8 @@
 
   // What a line says by itself, whatever its place: a pure function of its bytes (and the
   // anchors in them), scan.py's _read.
-  Scanner.prototype.read = function (raw, anchors) {
-    var text = decode(raw);
+  Scanner.prototype.read = function (raw, anchors, decoded) {
+    var text = decoded !== null && decoded !== undefined ? decoded : decode(raw);
     var firstExtra = this.firstExtra;
     var index = this.index;
     var numbers = [];
@@ -667,7 +836,7 @@
       }
     });
     numbers.sort(function (a, b) { return a - b; });
-    var lineRead = E.readLineBody(text);
+    var lineRead = E.readLineParts(text);
     var body = E.bodyOf(lineRead[1]);
     var launch = null;
     var kind = null;
@@ -680,7 +849,8 @@
     return {
       numbers: numbers, // the signatures that match it, ascending
       extra: extra, // it holds a launcher or evidence literal
-      text: E.unwrap(text).text, // without a paste's wrappers
+      // Without a paste's wrappers: the head's, when the head is the whole line.
+      text: text.length <= E.HEAD_CHARS ? lineRead[2] : E.unwrap(text).text,
       info: lineRead[0],
       launch: launch,
       kind: kind, // the evidence it is by its own text (a traceback's end aside)
@@ -716,7 +886,14 @@
       time = null;
       host = null;
     } else if (time === null || host === null) {
-      var found = this.lookBack(block, start, offsetBase, stream, state, tailCr);
+      var found = null;
+      if (state.sweep !== null) {
+        // Only lines that look back move the sweep on: a log's supporting lines (NCCL INFO
+        // from every rank) never make it read the lines between them.
+        state.sweep.reach(start);
+        found = state.sweep.answer(start, stream, memo);
+      }
+      if (found === null) found = this.lookBack(block, start, offsetBase, stream, state, tailCr);
       time = time || found[0];
       host = host || found[1];
       if (host === null && memo !== undefined) host = memo.host; // a stream's host does not change

@@ -76,7 +76,29 @@
     this.hosts = new Set(); // every host read from a matched line, for masking reports
     this.evidence = new Map(); // "file:rank" -> Map(kind -> hit), the first of each kind
     this.witnesses = new Map(); // "file:rank:local" -> witness, merged over its lines
+    // The roles of each signature set seen (entry -> Set of roles, folded), read only: a storm's
+    // lines match a few sets (triage.py's Tally keeps them too).
+    this.roleSets = new Map();
   }
+
+  var ROLE_SETS = 4096; // signature sets whose roles a Tally keeps, at most
+
+  Tally.prototype.rolesOf = function (signatures) {
+    var key = signatures.length === 1 ? signatures[0] : signatures.join(",");
+    var roles = this.roleSets.get(key);
+    if (roles !== undefined) return roles;
+    roles = new Map();
+    var index = this.index;
+    signatures.forEach(function (number) {
+      var sig = index.signatures[number];
+      if (!roles.has(sig.entry)) roles.set(sig.entry, new Set());
+      roles.get(sig.entry).add(sig.role);
+    });
+    if (roles.size > 1) fold(index, roles);
+    if (this.roleSets.size >= ROLE_SETS) this.roleSets.clear();
+    this.roleSets.set(key, roles);
+    return roles;
+  };
 
   Tally.prototype.witness = function (match, roles) {
     var hit = hitOf(match);
@@ -121,15 +143,8 @@
   };
 
   Tally.prototype.add = function (match) {
-    var roles = new Map();
-    var index = this.index;
-    match.signatures.forEach(function (number) {
-      var sig = index.signatures[number];
-      if (!roles.has(sig.entry)) roles.set(sig.entry, new Set());
-      roles.get(sig.entry).add(sig.role);
-    });
+    var roles = this.rolesOf(match.signatures);
     if (match.host) this.hosts.add(match.host);
-    if (roles.size > 1) fold(index, roles);
     var hit = null;
     if ((match.evidence !== undefined && match.evidence !== null) || (match.launch !== undefined && match.launch !== null)) {
       hit = this.witness(match, roles);
