@@ -832,7 +832,10 @@ class Scanner:
             if known is None:
                 line_start = _line_start(window, pos - 1, floor, has_cr)
             else:
-                line_start, info = known[0] - window_offset, known[1]
+                # A line kept by a wider window (a walk from nearer the block's start reaches
+                # further into the previous block) may start before this window's floor: as
+                # the uncached walk would, take it as starting at the floor, which cuts it.
+                line_start, info = max(known[0] - window_offset, floor), known[1]
             if line_start <= memo_at:
                 # Every line since the stream's last match was read: inherit from it.
                 return time or memo.time, host or memo.host  # type: ignore[union-attr]

@@ -109,3 +109,50 @@ def test_a_line_the_window_floor_cuts_is_never_read(
         for m in Scanner(INDEX).scan(io.BytesIO(floor_log()).read, "t.log", 0, ScanStats(), [])
     ]
     assert found == [(2, 1, None), (63, None, None)]
+
+
+WIDE_WINDOW_LINES = [
+    "[rank14]:[E626 06:24:38.5 x.cc:1]   what():  [PG 3 Rank 5] Process group watchdog thread "
+    "terminated with exception: [Rank 5] Watchdog caught collective operation timeout: "
+    "WorkNCCL(SeqNum=9141, OpType=_ALLGATHER_BASE, NumelIn=19008, NumelOut=152064, "
+    "Timeout(ms)=600000) ran for 600020 milliseconds before timing out.\n"
+] * 16 + [
+    "[rank53]: [E ProcessGroupNCCL.cpp:828] [Rank 2] Watchdog caught collective operation "
+    "timeout: WorkNCCL(SeqNum=2511984, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1809826 "
+    "milliseconds before timing out.\n",
+    "[rank7]: " + "x" * 30000 + "\n",
+    "[rank7]: " + "x" * 30000 + "\n",
+    "[rank46]:[rank0]:[E626 06:24:44.159932949 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog "
+    "caught collective operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, "
+    "NumelIn=9801523, NumelOut=9801523, Timeout(ms)=600000) ran for 600030 milliseconds "
+    "before timing out.\n",
+    "[rank20]:[E626 06:24:46.5 x.cc:1] RuntimeError: NCCL communicator was aborted on rank 1.  "
+    "Original reason for failure was: [Rank 1] Watchdog caught collective operation timeout: "
+    "WorkNCCL(SeqNum=2511984, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1809553 "
+    "milliseconds before timing out.\r",
+]
+
+
+@pytest.mark.parametrize("cached", [scan.CACHED_HEADS, 0])
+@pytest.mark.parametrize("chunk", [4096, 70_000, 4 << 20])
+def test_a_line_a_wider_window_kept_is_cut_at_a_narrower_window_s_floor(
+    monkeypatch: pytest.MonkeyPatch, chunk: int, cached: int
+) -> None:
+    """A walk from near a block's start reaches further back into the previous block than a
+    walk from further in, and keeps the lines it read; the later walk met such a line starting
+    before its own window and, for a stream with no match yet, raised AttributeError (found by
+    the browser engine's interleaved-storm property test). The kept line is cut at the floor,
+    as the walk without the cache cuts it: every block size and both cache settings agree."""
+    monkeypatch.setattr(scan, "CHUNK_BYTES", chunk)
+    monkeypatch.setattr(scan, "CACHED_HEADS", cached)
+    raw = "".join(WIDE_WINDOW_LINES).encode()
+    found = [
+        (m.line + k, m.stream, m.time.text if m.time else None, m.host)
+        for m in Scanner(INDEX).scan(io.BytesIO(raw).read, "t.log", 0, ScanStats(), [])
+        for k in range(m.repeat)
+    ]
+    assert found == [(n, 14, "--06-26T06:24:38.5", None) for n in range(1, 17)] + [
+        (17, 53, None, None),
+        (20, 46, "--06-26T06:24:44.159932949", None),
+        (21, 20, "--06-26T06:24:46.5", None),
+    ]
