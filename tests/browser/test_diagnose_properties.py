@@ -488,18 +488,14 @@ def interleaved_storms(draw: st.DrawFn) -> bytes:
 @given(interleaved_storms())
 def test_interleaved_storms_look_back_alike(node: Node, raw: bytes) -> None:
     """Every match of many ranks' interleaved lines has the time and host Python's has: what
-    the sweep answers is what the walk would find.
-
-    In one block: with blocks smaller than the log (4,096 bytes, 70,000), scan.py's _look_back
-    raises AttributeError on some of these logs (a walk near a block's start meets a line
-    that a wider window kept, starting before its own window, for a stream with no memo yet),
-    so those sizes wait for that fix."""
-    chunk = 4 << 20
+    the sweep answers is what the walk would find, in one block and in blocks smaller than the
+    log (where a walk near a block's start reaches back into the block before)."""
     logs = [("train.log", raw)]
     encoded = [{"name": n, "b64": base64.b64encode(r).decode()} for n, r in logs]
-    expected = python_scan(logs, chunk)
-    got = node.ask({"op": "scan", "index": INDEX_JSON, "logs": encoded, "chunk": chunk})
-    assert got == {"matches": expected}
+    for chunk in (97, 4096, 70_000, 4 << 20):
+        expected = python_scan(logs, chunk)
+        got = node.ask({"op": "scan", "index": INDEX_JSON, "logs": encoded, "chunk": chunk})
+        assert got == {"matches": expected}, chunk
 
 
 def test_300000_identical_lines_are_a_few_matches_in_both_engines(node: Node) -> None:
