@@ -41,15 +41,17 @@ def test_diagnose_collects_only_once_its_scan_begins(
     scan = Scanner.scan
 
     def scanning(self: Scanner, *args: object, **kwargs: object) -> object:
-        collections.append(f"scan, collector on: {gc.isenabled()}")
+        collections.append(f"scan, collector on: {gc.isenabled()}, {gc.get_threshold()}")
         return scan(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Scanner, "scan", scanning)
     gc.collect()
     collections.clear()
+    before = gc.get_threshold()
     assert main(["diagnose", "--json", "job.log"]) == 0
-    assert collections[:1] == ["scan, collector on: True"]
-    assert (gc.isenabled(), gc.get_freeze_count()) == (True, 0)
+    young, middle, _ = before
+    assert collections[:1] == [f"scan, collector on: True, {(young, middle, 1000)}"]
+    assert (gc.isenabled(), gc.get_freeze_count(), gc.get_threshold()) == (True, 0, before)
     assert '"id": "cuda-out-of-memory"' in capsys.readouterr().out
 
 
@@ -60,6 +62,7 @@ def test_the_collector_is_on_and_nothing_frozen_after_any_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
+    before = gc.get_threshold()
     with pytest.raises(SystemExit) if argv in (["--help"], ["diagnose"]) else nullcontext():
         main(argv)
-    assert (gc.isenabled(), gc.get_freeze_count()) == (True, 0)
+    assert (gc.isenabled(), gc.get_freeze_count(), gc.get_threshold()) == (True, 0, before)
