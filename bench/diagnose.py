@@ -20,7 +20,8 @@ root cause and rank. Targets (issue 3): ratio >= 0.25, peak RSS < 200 MB.
 Then storms (issue 15), each against a few-match log of the same size cut from the synthetic
 log above, in the same session: a million identical OOM lines (130 MB), 20,000 lines from 1,000
 interleaved rank prefixes, and a watchdog storm in which 1,000 ranks each print the watchdog
-line with their own time and rank (so no two lines are alike). Prints each one's time against
+line with their own time and rank (so no two lines are alike), and 200,000 lines each from a
+rank of its own (every line a new stream). Prints each one's time against
 its baseline's (target <= 2x), and the peak RSS of 8,000 ranks of one 64 KiB OOM line each
 (512 MB; target < 200 MB). `--no-storms` skips them; `--storms-only` skips the grep race.
 """
@@ -270,6 +271,10 @@ def storm_logs(work: Path, rng: random.Random) -> list[tuple[str, Path]]:
                 + "\n"
             )
     storms.append(("200,000 watchdog lines, 1,000 ranks, all different", path))
+    path = work / "storm-ranks.log"
+    # Every line its own stream: what the scan and the tally keep grows with the streams.
+    path.write_bytes("".join(f"[rank{r}]: {OOM_LINE}\n" for r in range(200_000)).encode())
+    storms.append(("200,000 lines, each from its own rank", path))
     return storms
 
 
