@@ -297,6 +297,12 @@ def earliest_first(hits: Sequence[Hit]) -> list[Hit]:
     return sorted(hits, key=_sort_key(_clock(hits)))
 
 
+def earliest(hits: Sequence[Hit]) -> Hit:
+    """`earliest_first(hits)[0]` without sorting them all: `min` returns the first of equal
+    keys, as the stable sort puts it first (a storm of ranks has one first line per rank)."""
+    return min(hits, key=_sort_key(_clock(hits)))
+
+
 def _reachable(edges: dict[str, set[str]], start: str) -> set[str]:
     seen: set[str] = set()
     todo = [start]
@@ -310,15 +316,12 @@ def _reachable(edges: dict[str, set[str]], start: str) -> set[str]:
 
 def triage(tally: Tally) -> Diagnosis:
     index = tally.index
-    firsts = {
-        entry_id: earliest_first(list(t.firsts.values()))[0]
-        for entry_id, t in tally.defining.items()
-    }
+    firsts = {entry_id: earliest(list(t.firsts.values())) for entry_id, t in tally.defining.items()}
     harmless = {
         entry_id: t for entry_id, t in tally.harmless.items() if entry_id not in tally.defining
     }
     harmless_firsts = {
-        entry_id: earliest_first(list(t.firsts.values()))[0] for entry_id, t in harmless.items()
+        entry_id: earliest(list(t.firsts.values())) for entry_id, t in harmless.items()
     }
     key = _sort_key(_clock(list(firsts.values())))
     order = sorted(firsts, key=lambda e: (key(firsts[e]), e))
@@ -385,7 +388,7 @@ def triage(tally: Tally) -> Diagnosis:
             if h.rank is not None and not h.rank_from_launcher
         ]
         if ranked:
-            first_failure = earliest_first(ranked)[0]
+            first_failure = earliest(ranked)
         elif verdict is not None:
             first_failure = verdict.hit
     elif strong or verdict is not None:
@@ -397,7 +400,7 @@ def triage(tally: Tally) -> Diagnosis:
         if mine:
             best = min(KINDS.index(u.kind) for u in mine)
             picked = [u for u in mine if KINDS.index(u.kind) == best]
-            first = earliest_first([u.hit for u in picked])[0]
+            first = earliest([u.hit for u in picked])
             unrecognized = tuple(u for u in picked if u.hit is first)
         if verdict is not None:
             first_failure = verdict.hit

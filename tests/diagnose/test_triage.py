@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from catalog import ECC, ELASTIC, OOM, PLUGIN, SPECS, WATCHDOG, entries
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from generator.diagnose.engine import LogBytes, diagnose_logs
 from generator.diagnose.index import SignatureIndex, build_index
-from generator.diagnose.triage import Diagnosis
+from generator.diagnose.lineinfo import Timestamp
+from generator.diagnose.triage import Diagnosis, Hit, earliest, earliest_first
 
 INDEX = SignatureIndex(build_index(entries(SPECS)))
 OOM_LINE = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
@@ -151,3 +154,37 @@ def test_a_harmless_line_before_the_failure_is_listed_last_and_never_names_the_r
     ]
     assert d.first_failed_rank == 1
     assert [f.id for f in d.not_the_cause] == ["nccl-net-plugin-not-found"]
+
+
+TIMES = st.one_of(
+    st.none(),
+    st.builds(
+        Timestamp,
+        st.just("t"),
+        st.sampled_from([None, 1.0, 2.0, 3.0]),
+        st.sampled_from([None, 1.0, 2.0]),
+        st.sampled_from([None, 5.0, 6.0]),
+    ),
+)
+HITS = st.lists(
+    st.builds(
+        Hit,
+        st.just("f"),
+        st.integers(0, 2),
+        st.just(1),
+        st.integers(0, 3),
+        st.sampled_from([None, 0, 1]),
+        TIMES,
+        st.none(),
+        st.just("x"),
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(HITS)
+def test_earliest_is_the_hit_earliest_first_puts_first(hits: list[Hit]) -> None:
+    # Ties of time and place included: min and the stable sort both take the first of them.
+    assert earliest(hits) is earliest_first(hits)[0]
