@@ -340,8 +340,9 @@ def test_storms_and_wide_lines_diagnose_alike(
 
 def bench_storms(folder: Path) -> list[tuple[str, Path]]:
     """bench/diagnose.py's storms of issue 15 (defect 6), written to `folder`: a million
-    identical OOM lines, 20,000 lines of 1,000 interleaved rank prefixes, and watchdog lines
-    from 1,000 ranks that are all different (the first 10,000 of them: Python reads each)."""
+    identical OOM lines, 20,000 lines of 1,000 interleaved rank prefixes, watchdog lines
+    from 1,000 ranks that are all different (the first 10,000 of them: Python reads each), and
+    200,000 lines each from its own rank (every line a new stream)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("bench_diagnose", REPO / "bench" / "diagnose.py")
@@ -380,5 +381,6 @@ def test_storms_diagnose_alike(
         [("cuda-out-of-memory", 1_000_000, [])],
         [("cuda-out-of-memory", 20_000, [0, 1, 2])],
         [("nccl-watchdog-timeout", 10_000, [0, 1, 2])],
+        [("cuda-out-of-memory", 200_000, [0, 1, 2])],
     ]
     assert page.errors == []
