@@ -21,8 +21,9 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from typing import Any
 
-from generator.diagnose.paste import wrapper_spans
+from generator.diagnose.paste import Span, wrapper_spans
 from generator.diagnose.records import quick_init
 
 HEAD_CHARS = 512
@@ -196,41 +197,23 @@ def _wall(
     return Timestamp(f"{year:04d}-{month:02d}-{day:02d}T{clock}{suffix}", absolute, yearless, None)
 
 
-def _from_groups(kind: str, g: tuple[str | None, ...]) -> Timestamp | None:
-    """The time a timestamp pattern's groups give, or None when they name no valid time."""
+def _from_groups(kind: str, g: tuple[Any, ...]) -> Timestamp | None:
+    """The time a timestamp pattern's groups give, or None when they name no valid time.
+    `g` is typed as `re.Match.groups()` is: the groups a pattern always sets are strings."""
     if kind == "iso":
-        return _wall(
-            int(g[0]),  # type: ignore[arg-type]
-            int(g[1]),  # type: ignore[arg-type]
-            int(g[2]),  # type: ignore[arg-type]
-            (int(g[3]), int(g[4]), int(g[5])),  # type: ignore[arg-type]
-            g[6],
-            g[7],
-        )
+        return _wall(int(g[0]), int(g[1]), int(g[2]), (int(g[3]), int(g[4]), int(g[5])), g[6], g[7])
     if kind == "glog":
-        date: str = g[0]  # type: ignore[assignment]
+        date = g[0]
         year = int(date[:4]) if len(date) == 8 else None
         month, day = int(date[-4:-2]), int(date[-2:])
-        return _wall(year, month, day, (int(g[1]), int(g[2]), int(g[3])), g[4])  # type: ignore[arg-type]
+        return _wall(year, month, day, (int(g[1]), int(g[2]), int(g[3])), g[4])
     if kind == "dmesg-T":
-        return _wall(
-            int(g[5]),  # type: ignore[arg-type]
-            _MONTHS[g[0]],  # type: ignore[index]
-            int(g[1]),  # type: ignore[arg-type]
-            (int(g[2]), int(g[3]), int(g[4])),  # type: ignore[arg-type]
-            None,
-        )
+        return _wall(int(g[5]), _MONTHS[g[0]], int(g[1]), (int(g[2]), int(g[3]), int(g[4])), None)
     if kind == "syslog":
-        return _wall(
-            None,
-            _MONTHS[g[0]],  # type: ignore[index]
-            int(g[1]),  # type: ignore[arg-type]
-            (int(g[2]), int(g[3]), int(g[4])),  # type: ignore[arg-type]
-            None,
-        )
+        return _wall(None, _MONTHS[g[0]], int(g[1]), (int(g[2]), int(g[3]), int(g[4])), None)
     # raw dmesg: seconds since boot
-    seconds = int(g[0]) + _fraction(g[1])  # type: ignore[arg-type]
-    return Timestamp(f"boot+{int(g[0])}.{g[1]}s", None, None, seconds)  # type: ignore[arg-type]
+    seconds = int(g[0]) + _fraction(g[1])
+    return Timestamp(f"boot+{int(g[0])}.{g[1]}s", None, None, seconds)
 
 
 _STAMP_PATTERNS = (
@@ -242,7 +225,7 @@ _STAMP_PATTERNS = (
 )
 
 # A time pattern that matched, as places: (kind, its groups' spans, the syslog host's span).
-_Candidate = tuple[str, tuple["Span | None", ...], "Span | None"]
+_Candidate = tuple[str, tuple[Span | None, ...], Span | None]
 
 
 def _stamp_candidates(rest: str, base: int) -> tuple[_Candidate, ...]:
@@ -286,9 +269,6 @@ def read_line_parts(text: str) -> tuple[LineInfo, str, str]:
     """`read_line_body`, and the head without its wrappers (the whole line's, when the line is
     no longer than the head)."""
     return _read_head(text[:HEAD_CHARS])
-
-
-Span = tuple[int, int]
 
 
 @dataclass(frozen=True)

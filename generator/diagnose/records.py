@@ -15,9 +15,9 @@ def quick_init(cls: type[T]) -> type[T]:
     LineMatch's 14 fields, on each of a storm's million lines. This one sets the instance's
     `__dict__` at once, with the same parameters and defaults. Equality, hashing, `repr`,
     `dataclasses.replace` and the refusal to assign a field stay the dataclass's own."""
-    params = dataclasses.fields(cls)  # type: ignore[arg-type]
     if not dataclasses.is_dataclass(cls) or not cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]
         raise TypeError(f"{cls.__name__} is not a frozen dataclass")
+    params = dataclasses.fields(cls)
     if hasattr(cls, "__post_init__") or hasattr(cls, "__slots__"):
         raise TypeError(f"{cls.__name__}: __post_init__ and __slots__ need its own __init__")
     defaults: dict[str, Any] = {}
