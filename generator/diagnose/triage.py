@@ -33,10 +33,11 @@
   telling line is reported as `unrecognized`: its Python exception, else its fatal signal, Xid,
   NCCL WARN or `error:` line. Weak lines alone (a healthy run's warnings) report nothing.
 
-Memory stays bounded whatever the size of the log: per entry, a count per rank and the first
-matching line of each (file, rank) stream, which within a stream is also the earliest. A kept
-line keeps its first `TEXT_CHARS` characters (a report prints at most that much of it) and the
-number it left off, which the report states.
+Memory stays bounded whatever the size of the log: per entry, a count per rank, the streams
+(file, rank) seen (only the ranks while one file has them all) and, of the first line of each
+stream, just what `earliest` would pick from them all (Earliest): a few lines, however many
+ranks. A kept line keeps its first `TEXT_CHARS` characters (a report prints at most that much
+of it) and the number it left off, which the report states.
 """
 
 from __future__ import annotations
@@ -118,11 +119,109 @@ class Unrecognized:
     hit: Hit
 
 
+_CLOCKS = ("absolute", "yearless", "boot")
+# The orders `earliest` may compare hits by: by a clock, or by position (None).
+_ORDERS: tuple[str | None, ...] = (*_CLOCKS, None)
+_Key = tuple[float, int, int]
+
+
+@dataclass
+class Earliest:
+    """What `earliest` would pick from a set of hits, kept as they are added instead of the
+    hits (a storm has a million): for each order it may compare them by, the earliest hit,
+    the first added of equal keys as `min` takes it; and what chooses the order, namely the
+    clocks every hit has and whether they all come from one file."""
+
+    hits: int = 0
+    file_index: int | None = None  # the first hit's file
+    one_file: bool = True
+    every: list[bool] = field(default_factory=lambda: [True] * len(_CLOCKS))
+    keys: list[_Key | None] = field(default_factory=lambda: [None] * len(_ORDERS))
+    best: list[Hit | None] = field(default_factory=lambda: [None] * len(_ORDERS))
+
+    def add(self, match: LineMatch, hit: Hit | None) -> Hit | None:
+        """Count `match` in; `hit` is its Hit if one was made. Returns the line's Hit, made
+        only when the line is the earliest so far in some order (a storm's lines mostly are
+        not)."""
+        self.hits += 1
+        if self.file_index is None:
+            self.file_index = match.file_index
+        elif match.file_index != self.file_index:
+            self.one_file = False
+        time = match.time
+        for i, clock in enumerate(_ORDERS):
+            if clock is None:
+                reading: float | None = 0.0
+            elif not self.every[i]:
+                continue  # a hit lacks this clock: it can never be the one compared by
+            else:
+                reading = getattr(time, clock) if time is not None else None
+                if reading is None:
+                    self.every[i] = False
+                    self.keys[i] = self.best[i] = None
+                    continue
+            # As _sort_key reads it.
+            key = (reading if isinstance(reading, float) else 0.0, match.file_index, match.offset)
+            known = self.keys[i]
+            if known is None or key < known:
+                hit = hit or Hit.of(match)
+                self.keys[i], self.best[i] = key, hit
+        return hit
+
+
+def _order_of(sets: Sequence[Earliest]) -> int:
+    """The place in _ORDERS of the order `_clock` chooses for the union of `sets`' hits."""
+    for i, clock in enumerate(_CLOCKS):
+        if all(s.every[i] for s in sets):
+            one_file = all(s.one_file for s in sets) and len({s.file_index for s in sets}) <= 1
+            if clock == "boot" and not one_file:
+                break  # each machine boots at its own time
+            return i
+    return len(_ORDERS) - 1
+
+
+def earliest_of(sets: Sequence[Earliest]) -> Hit:
+    """`earliest` of the hits of all `sets`, in turn: among equal keys the first set's, as
+    `min` over their hits one set after another would take."""
+    sets = [s for s in sets if s.hits]
+    i = _order_of(sets)
+    best_key: _Key | None = None
+    best: Hit | None = None
+    for s in sets:
+        key = s.keys[i]
+        if key is not None and (best_key is None or key < best_key):
+            best_key, best = key, s.best[i]
+    if best is None:
+        raise ValueError("earliest_of() of no hits")
+    return best
+
+
 @dataclass
 class _Tally:
     count: int = 0
     rank_counts: Counter[int | None] = field(default_factory=Counter)
-    firsts: dict[tuple[int, int | None], Hit] = field(default_factory=dict)
+    # Each (file, rank) stream's first line, the one triage compares (within a stream it is
+    # also the earliest by position): of all of them, and of those that name a rank by the
+    # line's own prefix, path or message, which choose the first failed rank.
+    firsts: Earliest = field(default_factory=Earliest)
+    ranked: Earliest = field(default_factory=Earliest)
+    # The streams seen. While every line is from one file, rank_counts has its ranks, so a
+    # million one-line ranks cost nothing more; lines from a second file make it a set per file.
+    file_index: int | None = None
+    ranks_by_file: dict[int, set[int | None]] | None = None
+
+    def new_stream(self, file_index: int, rank: int | None) -> bool:
+        """Whether the entry has no line of this stream yet; before the line is counted."""
+        if self.ranks_by_file is None:
+            if self.file_index is None or self.file_index == file_index:
+                self.file_index = file_index
+                return rank not in self.rank_counts
+            self.ranks_by_file = {self.file_index: set(self.rank_counts)}
+        ranks = self.ranks_by_file.setdefault(file_index, set())
+        if rank in ranks:
+            return False
+        ranks.add(rank)
+        return True
 
 
 class Tally:
@@ -160,12 +259,13 @@ class Tally:
             tally = tallies.get(entry)
             if tally is None:
                 tally = tallies[entry] = _Tally()
+            new = tally.new_stream(match.file_index, match.rank)
             tally.count += repeat
             tally.rank_counts[match.rank] += repeat
-            stream = (match.file_index, match.rank)
-            if stream not in tally.firsts:
-                hit = hit or Hit.of(match)
-                tally.firsts[stream] = hit
+            if new:
+                hit = tally.firsts.add(match, hit)
+                if match.rank is not None and not match.rank_from_launcher:
+                    hit = tally.ranked.add(match, hit)
 
     def _roles_of(self, numbers: tuple[int, ...]) -> dict[str, set[str]]:
         """Each entry of the signatures a line matched, with the roles they give it there: a
@@ -271,9 +371,6 @@ class Diagnosis:
         return tuple(f for f in self.findings if f.role == "not-the-cause")
 
 
-_CLOCKS = ("absolute", "yearless", "boot")
-
-
 def _clock(hits: Sequence[Hit]) -> str | None:
     """The finest clock every hit has a reading of, or None to compare by position."""
     for clock in _CLOCKS:
@@ -316,13 +413,11 @@ def _reachable(edges: dict[str, set[str]], start: str) -> set[str]:
 
 def triage(tally: Tally) -> Diagnosis:
     index = tally.index
-    firsts = {entry_id: earliest(list(t.firsts.values())) for entry_id, t in tally.defining.items()}
+    firsts = {entry_id: earliest_of([t.firsts]) for entry_id, t in tally.defining.items()}
     harmless = {
         entry_id: t for entry_id, t in tally.harmless.items() if entry_id not in tally.defining
     }
-    harmless_firsts = {
-        entry_id: earliest(list(t.firsts.values())) for entry_id, t in harmless.items()
-    }
+    harmless_firsts = {entry_id: earliest_of([t.firsts]) for entry_id, t in harmless.items()}
     key = _sort_key(_clock(list(firsts.values())))
     order = sorted(firsts, key=lambda e: (key(firsts[e]), e))
     place = {entry_id: i for i, entry_id in enumerate(order)}
@@ -381,14 +476,9 @@ def triage(tally: Tally) -> Diagnosis:
     unrecognized: tuple[Unrecognized, ...] = ()
     first_failure: Hit | None = None
     if roots:
-        ranked = [
-            h
-            for e in roots
-            for h in tally.defining[e].firsts.values()
-            if h.rank is not None and not h.rank_from_launcher
-        ]
-        if ranked:
-            first_failure = earliest(ranked)
+        ranked = [tally.defining[e].ranked for e in roots]
+        if any(s.hits for s in ranked):
+            first_failure = earliest_of(ranked)
         elif verdict is not None:
             first_failure = verdict.hit
     elif strong or verdict is not None:
