@@ -67,10 +67,169 @@
     return fileIndex + ":" + (rank === null ? "-" : rank);
   }
 
+  var CLOCKS = ["absolute", "yearless", "boot"];
+  // The orders earliestFirst may compare hits by: by a clock, or by position (null).
+  var ORDERS = CLOCKS.concat([null]);
+  // Rows of the page's timeline (worker.js): the lowest ranks, no rank last; the rest counted.
+  var TIMELINE_RANKS = 128;
+
+  // What earliestFirst(hits)[0] would be for a set of hits, kept as they are added instead of
+  // the hits (a storm has a million; triage.py's Earliest): for each order, the earliest hit, the
+  // first added of equal keys as the stable sort puts it first; and what chooses the order, the
+  // clocks every hit has and whether they all come from one file. Each clock's lowest and
+  // highest reading are the range of the page's timeline.
+  function Earliest() {
+    this.hits = 0;
+    this.fileIndex = null; // the first hit's file
+    this.oneFile = true;
+    this.every = [true, true, true];
+    this.keys = [null, null, null, null];
+    this.best = [null, null, null, null];
+    this.low = [Infinity, Infinity, Infinity];
+    this.high = [-Infinity, -Infinity, -Infinity];
+  }
+
+  // Counts `match` in; `hit` is its hit if one was made. Returns the line's hit, made only when
+  // the line is the earliest so far in some order (a storm's lines mostly are not).
+  Earliest.prototype.add = function (match, hit) {
+    this.hits++;
+    if (this.fileIndex === null) this.fileIndex = match.fileIndex;
+    else if (match.fileIndex !== this.fileIndex) this.oneFile = false;
+    var time = match.time;
+    for (var i = 0; i < ORDERS.length; i++) {
+      var clock = ORDERS[i];
+      var reading = 0.0;
+      if (clock !== null) {
+        if (!this.every[i]) continue; // a hit lacks this clock: it is never the one compared by
+        if (time === null || time[clock] === null) {
+          this.every[i] = false;
+          this.keys[i] = this.best[i] = null;
+          continue;
+        }
+        reading = time[clock];
+        this.low[i] = Math.min(this.low[i], reading);
+        this.high[i] = Math.max(this.high[i], reading);
+      }
+      // As sortKey reads it.
+      var key = [typeof reading === "number" ? reading : 0.0, match.fileIndex, match.offset];
+      if (this.keys[i] === null || compareKeys(key, this.keys[i]) < 0) {
+        hit = hit || hitOf(match);
+        this.keys[i] = key;
+        this.best[i] = hit;
+      }
+    }
+    return hit;
+  };
+
+  // The place in ORDERS of the order clockOf chooses for the union of the sets' hits.
+  function orderOf(sets) {
+    for (var i = 0; i < CLOCKS.length; i++) {
+      var all = sets.every(function (s) { return s.every[i]; });
+      if (!all) continue;
+      if (CLOCKS[i] === "boot") {
+        var files = new Set(sets.map(function (s) { return s.fileIndex; }));
+        var oneFile = sets.every(function (s) { return s.oneFile; }) && files.size <= 1;
+        if (!oneFile) break; // each machine boots at its own time
+      }
+      return i;
+    }
+    return ORDERS.length - 1;
+  }
+
+  // The clock every hit of the sets has (clockOf of their union), or null for position.
+  function clockOfSets(sets) {
+    return ORDERS[orderOf(sets.filter(function (s) { return s.hits; }))];
+  }
+
+  // earliestFirst(hits)[0] of the hits of all the sets in turn: among equal keys the first
+  // set's, as the stable sort of their hits one set after another puts it first.
+  function earliestOf(sets) {
+    sets = sets.filter(function (s) { return s.hits; });
+    var i = orderOf(sets);
+    var bestKey = null;
+    var best = null;
+    sets.forEach(function (s) {
+      var key = s.keys[i];
+      if (key !== null && (bestKey === null || compareKeys(key, bestKey) < 0)) {
+        bestKey = key;
+        best = s.best[i];
+      }
+    });
+    return best;
+  }
+
+  // No rank sorts after every rank, as on the page's timeline.
+  function compareRanks(a, b) {
+    if (a === null) return b === null ? 0 : 1;
+    return b === null ? -1 : a - b;
+  }
+
+  // One entry's matched lines: counts per rank, and of each (file, rank) stream's first line
+  // (the one triage compares) what earliestOf needs, of all of them and of those that name a
+  // rank by the line itself, which choose the first failed rank; and the streams of the
+  // TIMELINE_RANKS lowest ranks, all the page's timeline can show of this entry.
+  function EntryTally(timelineRanks) {
+    this.count = 0;
+    this.rankCounts = new Map();
+    this.firsts = new Earliest();
+    this.ranked = new Earliest();
+    // The streams seen: while every line is from one file, rankCounts has its ranks; lines from
+    // a second file make it a Set of ranks per file.
+    this.fileIndex = null;
+    this.ranksByFile = null;
+    this.shown = new Map(); // rank -> its streams' first hits, in the order they came
+    this.highestShown = undefined; // the highest rank of `shown`, once it is full
+    this.timelineRanks = timelineRanks;
+  }
+
+  // Whether the entry has no line of this stream yet; before the line is counted.
+  EntryTally.prototype.newStream = function (fileIndex, rank) {
+    if (this.ranksByFile === null) {
+      if (this.fileIndex === null || this.fileIndex === fileIndex) {
+        this.fileIndex = fileIndex;
+        return !this.rankCounts.has(rank);
+      }
+      this.ranksByFile = new Map([[this.fileIndex, new Set(this.rankCounts.keys())]]);
+    }
+    var ranks = this.ranksByFile.get(fileIndex);
+    if (ranks === undefined) this.ranksByFile.set(fileIndex, (ranks = new Set()));
+    if (ranks.has(rank)) return false;
+    ranks.add(rank);
+    return true;
+  };
+
+  // Keeps a stream's first hit for the timeline when its rank is among the lowest seen. A rank
+  // left out never comes back: the ranks that push one out are lower, and stay.
+  EntryTally.prototype.show = function (match, hit) {
+    var rank = match.rank;
+    var kept = this.shown.get(rank);
+    if (kept === undefined) {
+      if (this.shown.size >= this.timelineRanks) {
+        if (this.highestShown === undefined) {
+          var highest = null;
+          var first = true;
+          this.shown.forEach(function (_, r) {
+            if (first || compareRanks(r, highest) > 0) highest = r;
+            first = false;
+          });
+          this.highestShown = highest;
+        }
+        if (compareRanks(rank, this.highestShown) > 0) return hit;
+        this.shown.delete(this.highestShown);
+        this.highestShown = undefined;
+      }
+      this.shown.set(rank, (kept = []));
+    }
+    hit = hit || hitOf(match);
+    kept.push(hit);
+    return hit;
+  };
+
   // Matched lines folded into per-entry counts, as the scanner produces them.
-  function Tally(index) {
+  function Tally(index, timelineRanks) {
     this.index = index;
-    this.defining = new Map(); // entry id -> {count, rankCounts: Map, firsts: Map}
+    this.timelineRanks = timelineRanks || TIMELINE_RANKS; // tests make it small
+    this.defining = new Map(); // entry id -> EntryTally
     this.harmless = new Map(); // the same, for lines that match only harmless signatures
     this.context = new Map(); // entry id -> lines
     this.hosts = new Set(); // every host read from a matched line, for masking reports
@@ -158,15 +317,16 @@
       else return;
       var tally = tallies.get(entry);
       if (tally === undefined) {
-        tally = { count: 0, rankCounts: new Map(), firsts: new Map() };
+        tally = new EntryTally(this.timelineRanks);
         tallies.set(entry, tally);
       }
+      var isNew = tally.newStream(match.fileIndex, match.rank);
       tally.count += repeat;
       tally.rankCounts.set(match.rank, (tally.rankCounts.get(match.rank) || 0) + repeat);
-      var key = streamKey(match.fileIndex, match.rank);
-      if (!tally.firsts.has(key)) {
-        hit = hit || hitOf(match);
-        tally.firsts.set(key, hit);
+      if (isNew) {
+        hit = tally.firsts.add(match, hit);
+        if (match.rank !== null && match.rankFromLauncher !== true) hit = tally.ranked.add(match, hit);
+        hit = tally.show(match, hit);
       }
     }, this);
   };
@@ -189,8 +349,6 @@
       }
     });
   }
-
-  var CLOCKS = ["absolute", "yearless", "boot"];
 
   // The finest clock every hit has a reading of, or null to compare by position.
   function clockOf(hits) {
@@ -233,6 +391,13 @@
     return hits.slice().sort(function (a, b) { return compareKeys(key(a), key(b)); });
   }
 
+  function shownStreams(t) {
+    var hits = [];
+    t.shown.forEach(function (kept) { hits.push.apply(hits, kept); });
+    var key = sortKey(ORDERS[orderOf([t.firsts])]);
+    return hits.sort(function (a, b) { return compareKeys(key(a), key(b)); });
+  }
+
   function reachable(edges, start) {
     var seen = new Set();
     var todo = [start];
@@ -251,14 +416,14 @@
     var index = tally.index;
     var firsts = new Map();
     tally.defining.forEach(function (t, entryId) {
-      firsts.set(entryId, earliestFirst(Array.from(t.firsts.values()))[0]);
+      firsts.set(entryId, earliestOf([t.firsts]));
     });
     var harmless = new Map();
     var harmlessFirsts = new Map();
     tally.harmless.forEach(function (t, entryId) {
       if (tally.defining.has(entryId)) return;
       harmless.set(entryId, t);
-      harmlessFirsts.set(entryId, earliestFirst(Array.from(t.firsts.values()))[0]);
+      harmlessFirsts.set(entryId, earliestOf([t.firsts]));
     });
     var ids = Array.from(firsts.keys());
     var key = sortKey(clockOf(Array.from(firsts.values())));
@@ -306,7 +471,10 @@
         ranks: numbered.map(function (rc) { return rc[0]; }),
         rankCounts: rankCounts,
         first: (notCause ? harmlessFirsts : firsts).get(entryId),
-        streams: earliestFirst(Array.from(t.firsts.values())),
+        // The streams of the lowest ranks, as earliestFirst orders all of them (a stable
+        // sort of a subset keeps its order in the whole); and what places them on a clock.
+        streams: shownStreams(t),
+        firstLines: t.firsts,
         contextLines: tally.context.get(entryId) || 0,
         causedBy: causedBy.get(entryId) || [],
       };
@@ -351,13 +519,8 @@
     var unrecognized = [];
     var firstFailure = null;
     if (roots.length) {
-      var ranked = [];
-      roots.forEach(function (e) {
-        tally.defining.get(e).firsts.forEach(function (h) {
-          if (h.rank !== null && !h.rankFromLauncher) ranked.push(h);
-        });
-      });
-      if (ranked.length) firstFailure = earliestFirst(ranked)[0];
+      var ranked = roots.map(function (e) { return tally.defining.get(e).ranked; });
+      if (ranked.some(function (s) { return s.hits; })) firstFailure = earliestOf(ranked);
       else if (verdict !== null) firstFailure = verdict.hit;
     } else if (strong.length || verdict !== null) {
       var rank = verdict !== null ? verdict.rank : strong[0].rank;
@@ -385,6 +548,59 @@
       unrecognized: unrecognized,
       witnesses: witnesses,
       firstWitness: firstWitness,
+    };
+  }
+
+  // The page's timeline (worker.js sends it): each rank's first line of each failure. Only the
+  // first `rows` ranks' rows ({key, events: [{finding, hit}]}, `finding` an index into the
+  // findings), with the clock and its range over every rank and the number of ranks left out:
+  // what the page shows of a log of a million ranks, not every rank's line. A finding's
+  // `streams` are its lowest ranks' lines (the Tally keeps no more), so the clock and the range
+  // come from its `firstLines`, and the ranks left out from its rank counts.
+  // null when nothing failed (harmless lines alone would read as a failure).
+  function timelineOf(d, rows) {
+    rows = rows || TIMELINE_RANKS;
+    var failed = d.findings.some(function (f) { return f.role !== "not-the-cause"; });
+    if (!failed) return null;
+    var byRank = new Map();
+    var everyRank = new Set();
+    var sets = [];
+    d.findings.forEach(function (f, i) {
+      sets.push(f.firstLines);
+      f.rankCounts.forEach(function (rc) { everyRank.add(rc[0] === null ? "none" : rc[0]); });
+      f.streams.forEach(function (hit) {
+        var key = hit.rank === null ? "none" : hit.rank;
+        if (!byRank.has(key)) byRank.set(key, []);
+        byRank.get(key).push({ finding: i, hit: hit });
+      });
+    });
+    if (!sets.length) return null;
+    var clock = clockOfSets(sets);
+    var low = Infinity;
+    var high = -Infinity;
+    if (clock) {
+      var c = CLOCKS.indexOf(clock);
+      sets.forEach(function (s) {
+        low = Math.min(low, s.low[c]);
+        high = Math.max(high, s.high[c]);
+      });
+    }
+    var keys = Array.from(everyRank).sort(function (a, b) {
+      if (a === "none") return 1;
+      if (b === "none") return -1;
+      return a - b;
+    });
+    return {
+      clock: clock,
+      low: low,
+      high: high,
+      ranks: keys.slice(0, rows).map(function (key) {
+        return {
+          key: key,
+          events: byRank.get(key),
+        };
+      }),
+      more: Math.max(0, keys.length - rows),
     };
   }
 
@@ -469,6 +685,7 @@
   E.Tally = Tally;
   E.triage = triage;
   E.earliestFirst = earliestFirst;
+  E.timelineOf = timelineOf;
   E.toJSON = toJSON;
   E.UNRECOGNIZED = UNRECOGNIZED;
 })(typeof self !== "undefined" ? self : globalThis);

@@ -18,7 +18,6 @@ importScripts("pattern.js", "paste.js", "lineinfo.js", "index.js", "evidence.js"
   var E = TrainwreckEngine;
   var ready = null; // a promise of the compiled index
   var MAX_CONTEXT_FINDINGS = 12;
-  var MAX_TIMELINE_RANKS = 128; // rows of the page's timeline; the rest are counted
 
   function init(indexUrl) {
     if (ready === null) {
@@ -50,66 +49,17 @@ importScripts("pattern.js", "paste.js", "lineinfo.js", "index.js", "evidence.js"
         };
   }
 
-  // The finest clock every hit has a reading of, or null (triage's rule, on the page's hits).
-  function commonClock(hits) {
-    var clocks = ["absolute", "yearless", "boot"];
-    for (var i = 0; i < clocks.length; i++) {
-      var c = clocks[i];
-      var all = hits.every(function (h) { return h.time !== null && h.time[c] !== null; });
-      if (all && c === "boot") {
-        var files = new Set(hits.map(function (h) { return h.fileIndex; }));
-        if (files.size > 1) return null;
-      }
-      if (all) return c;
-    }
-    return null;
-  }
-
-  // The page's timeline: each rank's first line of each failure. Only the first
-  // MAX_TIMELINE_RANKS ranks' rows are sent ({key, events: [{finding, hit}]}, `finding` an index
-  // into the findings), with the clock and its range over every rank and the number of ranks
-  // left out: what the page shows of a log of a million ranks is sent, not every rank's line.
-  // null when nothing failed (harmless lines alone would read as a failure).
+  // The page's timeline (triage.js's timelineOf), its hits as the page reads them.
   function timelineOf(d) {
-    var failed = d.findings.some(function (f) { return f.role !== "not-the-cause"; });
-    if (!failed) return null;
-    var byRank = new Map();
-    var all = [];
-    d.findings.forEach(function (f, i) {
-      f.streams.forEach(function (hit) {
-        var key = hit.rank === null ? "none" : hit.rank;
-        if (!byRank.has(key)) byRank.set(key, []);
-        byRank.get(key).push({ finding: i, hit: hit });
-        all.push(hit);
-      });
+    var t = E.timelineOf(d);
+    if (t === null) return null;
+    t.ranks = t.ranks.map(function (row) {
+      return {
+        key: row.key,
+        events: row.events.map(function (e) { return { finding: e.finding, hit: plainHit(e.hit) }; }),
+      };
     });
-    if (!all.length) return null;
-    var clock = commonClock(all);
-    var low = Infinity;
-    var high = -Infinity;
-    if (clock) {
-      all.forEach(function (h) {
-        low = Math.min(low, h.time[clock]);
-        high = Math.max(high, h.time[clock]);
-      });
-    }
-    var keys = Array.from(byRank.keys()).sort(function (a, b) {
-      if (a === "none") return 1;
-      if (b === "none") return -1;
-      return a - b;
-    });
-    return {
-      clock: clock,
-      low: low,
-      high: high,
-      ranks: keys.slice(0, MAX_TIMELINE_RANKS).map(function (key) {
-        return {
-          key: key,
-          events: byRank.get(key).map(function (e) { return { finding: e.finding, hit: plainHit(e.hit) }; }),
-        };
-      }),
-      more: Math.max(0, keys.length - MAX_TIMELINE_RANKS),
-    };
+    return t;
   }
 
   async function resultOf(compiled, message) {
