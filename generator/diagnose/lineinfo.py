@@ -272,7 +272,7 @@ def read_line_parts(text: str) -> tuple[LineInfo, str, str]:
 
 
 @dataclass(frozen=True)
-class _HeadPlan:
+class HeadPlan:
     """Where a head's rank, times and host lie, and which rules found them (see _read_head)."""
 
     head: Span  # the head without a paste's wrappers
@@ -284,7 +284,7 @@ class _HeadPlan:
     text_rank: Span | None
 
 
-def _plan(text: str) -> _HeadPlan:
+def _plan(text: str) -> HeadPlan:
     """How `_read_head` reads `text`, as places in it. Every rule treats the ten digits alike
     (each is matched by a digit class, never written out; paste.py's rules too): so a line with
     other digits in the same places has the same plan, and only the values differ."""
@@ -330,7 +330,7 @@ def _plan(text: str) -> _HeadPlan:
             host = wrappers.host
     m = _TEXT_RANK.search(head)
     text_rank = (wrappers.start + m.start(1), wrappers.start + m.end(1)) if m is not None else None
-    return _HeadPlan(
+    return HeadPlan(
         (wrappers.start, wrappers.end), body, prefix_rank, stamps, lead_stamps, host, text_rank
     )
 
@@ -362,7 +362,22 @@ def _read_head(text: str) -> tuple[LineInfo, str, str]:
     return _read_by(_plan_of_shape(shape.decode("utf-8", "surrogatepass")), text)
 
 
-def _read_by(plan: _HeadPlan, text: str) -> tuple[LineInfo, str, str]:
+def ascii_shape(raw: bytes) -> bytes:
+    """An ASCII line with its digits as zeros: the shape lines alike but for their numbers share."""
+    return raw.translate(_DIGITS_ALIKE)
+
+
+def plan_of_shape(shape: str) -> HeadPlan:
+    """How a head of this shape (its digits as zeros) is read: `_plan`, kept for the next head."""
+    return _plan_of_shape(shape[:HEAD_CHARS])
+
+
+def read_parts_by(plan: HeadPlan, text: str) -> tuple[LineInfo, str, str]:
+    """`read_line_parts(text)`, by the plan of its shape (`plan_of_shape`) known already."""
+    return _read_by(plan, text[:HEAD_CHARS])
+
+
+def _read_by(plan: HeadPlan, text: str) -> tuple[LineInfo, str, str]:
     """What `text` says, read by a plan made from it or from a line of the same shape."""
     time, host = _first_time(plan.stamps, text)
     if time is None and plan.lead_stamps:

@@ -197,6 +197,15 @@ def to_regex(tokens: tuple[Token, ...]) -> str:
     return "".join(parts)
 
 
+def digit_blind(tokens: tuple[Token, ...]) -> bool:
+    """Whether the pattern matches a line exactly when it matches the line with each ASCII digit
+    made `0`: no literal holds an ASCII digit. Every class holds all ten digits (the tests check
+    it), so a digit meets only tests that all ten pass alike; with no digit among
+    the literals, changing one digit for another changes no test the automaton makes. The
+    scanner then verifies a storm's lines once per shape (scan.py)."""
+    return not any(isinstance(t, Lit) and any(c in _DIGITS for c in t.text) for t in tokens)
+
+
 class Matcher:
     """A compiled pattern. `search(line)` is O(len(line) * bits/word) with no backtracking.
 
@@ -211,6 +220,7 @@ class Matcher:
         self.literals = literals(self.tokens)
         self.first = self.literals[0]
         self.anchor = anchor(self.tokens)
+        self.digit_blind = digit_blind(self.tokens)
         self._plain = len(self.tokens) == 1
         positions: list[str | CharClass] = []
         repeat = 0

@@ -41,11 +41,15 @@ from generator.diagnose.index import SignatureIndex
 from generator.diagnose.launcher import LaunchReport, read_launch
 from generator.diagnose.lineinfo import (
     HEAD_CHARS,
+    HeadPlan,
     LineInfo,
     Timestamp,
+    ascii_shape,
+    plan_of_shape,
     read_line,
     read_line_body,
     read_line_parts,
+    read_parts_by,
 )
 from generator.diagnose.paste import unwrap
 from generator.diagnose.prefilter import Prefilter, make_prefilter
@@ -61,6 +65,7 @@ TRACEBACK_LINES = 400  # a traceback's final line is looked for this far after i
 SUMMARY_BYTES = 2048  # a summary field takes the rank of a `rank :` line this close before it
 CACHED_LINES = 4096  # distinct lines whose reading is kept (Scanner._lines), at most
 CACHED_LINE_BYTES = 1024  # and only lines this short, so the cache stays under 5 MB
+CACHED_SHAPES = 4096  # line shapes whose verification is kept (Scanner._shapes), at most
 CACHED_HEADS = 1 << 16  # lines a block's look-backs keep (_FileState.heads), at most
 SWEEP_GAP = 8  # lines between two matches that _Sweep reads rather than begin anew
 # The literals the scanner looks for besides the signatures' anchors, in a fixed order.
@@ -452,6 +457,16 @@ class Scanner:
         # Lines by their bytes: a storm repeats the same few lines, each read once.
         self._lines: dict[bytes, _Line] = {}
         self.verifier = Verifier(index.by_anchor, [s.matcher for s in index.signatures])
+        # A storm's lines differ in their numbers (rank, time, sequence): where every signature
+        # of a line's anchors is digit-blind (pattern.digit_blind), lines of one shape match the
+        # same signatures, and are verified once (_read).
+        self._blind = tuple(
+            all(index.signatures[n].matcher.digit_blind for n in numbers)
+            for numbers in index.by_anchor
+        )
+        self._shapes: dict[
+            tuple[bytes, frozenset[int]], tuple[tuple[int, ...], bool, HeadPlan]
+        ] = {}
 
     def scan(
         self,
@@ -679,7 +694,31 @@ class Scanner:
         return found
 
     def _read(self, raw: bytes, anchors: set[int]) -> _Line:
-        """What a line says by itself, whatever its place: a pure function of its bytes."""
+        """What a line says by itself, whatever its place: a pure function of its bytes (and of
+        the anchors the prefilter found on it, another). An ASCII line whose anchors' signatures
+        are all digit-blind is verified once per shape: what it matches, and the plan its head
+        is read by, are the shape's; its rank, time, host and text are read from its own bytes."""
+        blind = self._blind
+        if not (anchors and raw.isascii() and all(a < len(blind) and blind[a] for a in anchors)):
+            return self._read_whole(raw, anchors)
+        # No launcher or evidence anchor (those read the line's own numbers): numbers and
+        # `supporting` come from verification alone, and `launch` and `kind` are None.
+        key = (ascii_shape(raw), frozenset(anchors))
+        known = self._shapes.get(key)
+        if known is None:
+            read = self._read_whole(raw, anchors)
+            if len(self._shapes) >= CACHED_SHAPES:
+                self._shapes.clear()
+            self._shapes[key] = (read.numbers, read.supporting, plan_of_shape(key[0].decode()))
+            return read
+        numbers, supporting, plan = known
+        text = raw.decode()
+        info, _, head = read_parts_by(plan, text)
+        shown = head if len(text) <= HEAD_CHARS else unwrap(text).text
+        return _Line(numbers, False, shown, info, None, None, supporting)
+
+    def _read_whole(self, raw: bytes, anchors: set[int]) -> _Line:
+        """`_read`, verifying the line itself."""
         text = raw.decode("utf-8", "replace")
         first_extra = self._first_extra
         signatures = self.index.signatures

@@ -1,0 +1,155 @@
+"""Lines of one shape are verified once (scan.py `Scanner._read`, pattern.py `digit_blind`).
+
+A storm's lines differ in their numbers: rank, time, sequence. Where no signature of a line's
+anchors has a digit among its literals, every line of one shape (its digits as zeros) matches
+the same signatures, so the scanner verifies the shape once. A signature that names a number
+(an error code) must still tell `code 12` from `code 13`.
+"""
+
+from __future__ import annotations
+
+import io
+
+from catalog import SPECS, Spec, index
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from generator.diagnose.lineinfo import ascii_shape
+from generator.diagnose.pattern import CLASSES, digit_blind, parse
+from generator.diagnose.scan import LineMatch, Scanner, ScanStats
+
+CPU_OOM = Spec(
+    "cpu-allocator-oom",
+    "memory",
+    "DefaultCPUAllocator: can't allocate memory",
+    "Compute the requested size; if it is absurd, fix the shape that produced it.",
+    (
+        (
+            "DefaultCPUAllocator: can't allocate memory: you tried to allocate {int} bytes. "
+            "Error code 12 (Cannot allocate memory)",
+            "defining",
+        ),
+    ),
+    (
+        (
+            "https://github.com/JingyunLiang/VRT/issues/49",
+            "RuntimeError: [enforce fail at alloc_cpu.cpp:73] . DefaultCPUAllocator: can't "
+            "allocate memory: you tried to allocate 116813856768 bytes. Error code 12 (Cannot "
+            "allocate memory)",
+        ),
+    ),
+)
+ALLOC = (
+    "[enforce fail at alloc_cpu.cpp:{at}] . DefaultCPUAllocator: can't allocate memory: you tried "
+    "to allocate {n} bytes. Error code {code} (Cannot allocate memory)"
+)
+# The test catalog and a signature that names a number: the allocator's error code.
+INDEX = index((*SPECS, CPU_OOM))
+WATCHDOG = (
+    "[rank{r}]:[E626 06:{m:02d}:{s:02d}.{us}000 ProcessGroupNCCL.cpp:616] [Rank {r}] Watchdog "
+    "caught collective operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn={n}, "
+    "NumelOut={n}, Timeout(ms)=600000) ran for {ms} milliseconds before timing out."
+)
+XID = "[{t}.{us}] NVRM: Xid (PCI:0000:{bus}:00): {code}, pid={pid}, name=python, Ch 0000000{c}"
+OOM = (
+    "{r}: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {a}.00 GiB. GPU {g} has "
+    "a total capacity of 79.15 GiB of which {f}.33 GiB is free."
+)
+NCCL = "node-{h}:{pid}:{tid} [{d}] NCCL INFO Channel {c}/0 : {d} -> {d2} via P2P/IPC/read"
+
+
+def matches(raw: bytes, scanner: Scanner) -> list[LineMatch]:
+    return list(scanner.scan(io.BytesIO(raw).read, "storm.log", 0, ScanStats(), []))
+
+
+def verifying_each_line() -> Scanner:
+    """A scanner with no anchor taken as digit-blind: every distinct line is verified."""
+    scanner = Scanner(INDEX)
+    scanner._blind = tuple(False for _ in scanner._blind)
+    return scanner
+
+
+def test_every_class_holds_all_ten_digits() -> None:
+    # digit_blind rests on it: a class that told one digit from another would make it wrong.
+    for cls in CLASSES.values():
+        assert set("0123456789") <= cls.ascii_members, cls.name
+
+
+def test_a_pattern_is_digit_blind_when_no_literal_holds_a_digit() -> None:
+    assert digit_blind(parse("Watchdog caught collective operation timeout: SeqNum={int}"))
+    assert digit_blind(parse("CUDA out of memory. Tried to allocate {num} {word}"))
+    assert not digit_blind(parse("NVRM: Xid (PCI:{pci}{*}): 79, "))
+    assert not digit_blind(parse("RmInitAdapter failed! (0x{hex}:0x{hex}:{int})"))
+
+
+def test_a_number_a_signature_names_is_read_on_every_line_of_a_shape() -> None:
+    # Error code 12 is the signature's; 13 has the same shape, and must not match.
+    lines = [ALLOC.format(at=73, n=116813856768, code=code) for code in (12, 13, 12)]
+    raw = "".join(line + "\n" for line in lines).encode()
+    assert len({ascii_shape(line.encode()) for line in lines}) == 1
+    found = matches(raw, Scanner(INDEX))
+    assert [(m.line, [INDEX.signatures[n].entry for n in m.signatures]) for m in found] == [
+        (1, ["cpu-allocator-oom"]),
+        (3, ["cpu-allocator-oom"]),
+    ]
+    assert found == matches(raw, verifying_each_line())
+
+
+def test_a_storm_of_distinct_lines_is_verified_once_per_shape() -> None:
+    lines = [
+        WATCHDOG.format(
+            r=i % 100, m=i // 600 % 60, s=i // 10 % 60, us=f"{i * 7919 % 10**6:06d}",
+            seq=46 + i // 100, n=i * 31 % 9973 + 1, ms=600000 + i % 97,
+        )
+        for i in range(5_000)
+    ]  # fmt: skip
+    raw = "".join(line + "\n" for line in lines).encode()
+    scanner = Scanner(INDEX)
+    found = matches(raw, scanner)
+    assert len(found) == 5_000
+    shapes = {ascii_shape(line.encode()) for line in lines}
+    assert 1 < len(shapes) < 50
+    # Every line holds the same anchors: one verification per shape, by the automaton (a
+    # shape is far from the COMPILE_AFTER lines that would compile the anchor).
+    assert scanner.verifier.automaton_checks == len(shapes)
+    assert found == matches(raw, verifying_each_line())
+
+
+# Numbers of many lengths (lines of many shapes), and of a few (lines that share one).
+digits = st.one_of(st.integers(0, 10**7), st.integers(100, 999))
+line = st.one_of(
+    st.builds(
+        lambda r, m, s, us, seq, n, ms: WATCHDOG.format(
+            r=r % 1000, m=m % 100, s=s % 100, us=f"{us % 10**6:06d}", seq=seq, n=n, ms=ms
+        ),
+        digits, digits, digits, digits, digits, digits, digits,
+    ),
+    st.builds(
+        lambda t, us, bus, code, pid, c: XID.format(
+            t=t, us=f"{us % 10**6:06d}", bus=f"{bus % 100:02d}", code=code, pid=pid, c=c % 10
+        ),
+        digits, digits, digits, st.sampled_from([79, 48, 13, 31, 94, 7, 790, 179]), digits,
+        digits,
+    ),
+    st.builds(
+        lambda at, n, code: ALLOC.format(at=at, n=n, code=code),
+        st.integers(10, 99), st.integers(10**9, 10**9 + 999), st.sampled_from([12, 13, 21, 1]),
+    ),
+    st.builds(
+        lambda r, a, g, f: OOM.format(r=r % 10**6, a=a, g=g % 100, f=f),
+        digits, digits, digits, digits,
+    ),
+    st.builds(
+        lambda h, pid, tid, d, c, d2: NCCL.format(
+            h=h % 100, pid=pid, tid=tid, d=d % 8, c=f"{c % 100:02d}", d2=d2 % 8
+        ),
+        digits, digits, digits, digits, digits, digits,
+    ),
+)  # fmt: skip
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(line, min_size=1, max_size=60))
+def test_lines_read_by_their_shape_read_as_each_line_alone(lines: list[str]) -> None:
+    raw = "".join(text + "\n" for text in lines).encode()
+    assert matches(raw, Scanner(INDEX)) == matches(raw, verifying_each_line())
