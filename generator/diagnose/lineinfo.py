@@ -21,7 +21,6 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from generator.diagnose.paste import Span, wrapper_spans
 from generator.diagnose.records import quick_init
@@ -162,15 +161,16 @@ def _wall(
     if not _valid(month, day, hour, minute, second):
         return None
     seconds = second + _fraction(frac)
-    # %-formatting: half the cost of f-strings with format specs, once per line of a storm.
-    clock = "%02d:%02d:%02d%s" % (hour, minute, second, "." + frac if frac else "")  # noqa: UP031
+    dot = "." + frac if frac else ""
     if year is None:
+        # One %-format: half the cost of f-strings with format specs, on each line of a storm.
         return Timestamp(
-            "--%02d-%02dT%s" % (month, day, clock),  # noqa: UP031
+            "--%02d-%02dT%02d:%02d:%02d%s" % (month, day, hour, minute, second, dot),  # noqa: UP031
             None,
             _yearless(month, day, hour, minute, seconds),
             None,
         )
+    clock = "%02d:%02d:%02d%s" % (hour, minute, second, dot)  # noqa: UP031
     import datetime as dt
 
     try:
@@ -197,9 +197,10 @@ def _wall(
     return Timestamp(f"{year:04d}-{month:02d}-{day:02d}T{clock}{suffix}", absolute, yearless, None)
 
 
-def _from_groups(kind: str, g: tuple[Any, ...]) -> Timestamp | None:
-    """The time a timestamp pattern's groups give, or None when they name no valid time.
-    `g` is typed as `re.Match.groups()` is: the groups a pattern always sets are strings."""
+def _from_groups(kind: str, g: tuple[str, ...]) -> Timestamp | None:
+    """The time a timestamp pattern's groups give, or None when they name no valid time. A
+    group the match left out is empty text (`_Candidate`): only a fraction and a zone can be,
+    and both are read as absent when empty."""
     if kind == "iso":
         return _wall(int(g[0]), int(g[1]), int(g[2]), (int(g[3]), int(g[4]), int(g[5])), g[6], g[7])
     if kind == "glog":
@@ -224,8 +225,11 @@ _STAMP_PATTERNS = (
     ("glog", _GLOG, False),
 )
 
-# A time pattern that matched, as places: (kind, its groups' spans, the syslog host's span).
-_Candidate = tuple[str, tuple[Span | None, ...], Span | None]
+# A time pattern that matched, as places: (kind, its groups' places, the syslog host's span).
+# A group's place is a slice, and a group the match left out is the empty slice: `_first_time`
+# then reads all groups in one step, and no group a pattern can leave out matches empty text.
+_Candidate = tuple[str, tuple[slice, ...], Span | None]
+_ABSENT = slice(0, 0)
 
 
 def _stamp_candidates(rest: str, base: int) -> tuple[_Candidate, ...]:
@@ -239,12 +243,12 @@ def _stamp_candidates(rest: str, base: int) -> tuple[_Candidate, ...]:
         else:
             m = _iso_search(rest) if regex is _ISO else regex.search(rest)
         if m is not None:
-            spans = tuple(
-                (base + m.start(i), base + m.end(i)) if m.start(i) >= 0 else None
+            places = tuple(
+                slice(base + m.start(i), base + m.end(i)) if m.start(i) >= 0 else _ABSENT
                 for i in range(1, regex.groups + 1)
             )
-            host = spans[5] if kind == "syslog" else None
-            found.append((m.start(), priority, (kind, spans, host)))
+            host = (base + m.start(6), base + m.end(6)) if kind == "syslog" else None
+            found.append((m.start(), priority, (kind, places, host)))
     found.sort(key=lambda f: (f[0], f[1]))
     return tuple(c for _, _, c in found)
 
@@ -346,8 +350,8 @@ _plan_of_shape = functools.lru_cache(maxsize=4096)(_plan)
 def _first_time(
     candidates: tuple[_Candidate, ...], text: str
 ) -> tuple[Timestamp | None, str | None]:
-    for kind, spans, host in candidates:
-        stamp = _from_groups(kind, tuple(text[s[0] : s[1]] if s else None for s in spans))
+    for kind, places, host in candidates:
+        stamp = _from_groups(kind, tuple(map(text.__getitem__, places)))
         if stamp is not None:
             return stamp, (text[host[0] : host[1]] if host is not None else None)
     return None, None
