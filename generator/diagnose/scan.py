@@ -464,9 +464,7 @@ class Scanner:
             all(index.signatures[n].matcher.digit_blind for n in numbers)
             for numbers in index.by_anchor
         )
-        self._shapes: dict[
-            tuple[bytes, frozenset[int]], tuple[tuple[int, ...], bool, HeadPlan]
-        ] = {}
+        self._shapes: dict[tuple[bytes, frozenset[int]], tuple[tuple[int, ...], HeadPlan]] = {}
 
     def scan(
         self,
@@ -696,51 +694,61 @@ class Scanner:
     def _read(self, raw: bytes, anchors: set[int]) -> _Line:
         """What a line says by itself, whatever its place: a pure function of its bytes (and of
         the anchors the prefilter found on it, another). An ASCII line whose anchors' signatures
-        are all digit-blind is verified once per shape: what it matches, and the plan its head
-        is read by, are the shape's; its rank, time, host and text are read from its own bytes."""
+        are all digit-blind is verified once per shape: the signatures it matches, and the plan
+        its head is read by, are its shape's; all else is read from its own bytes."""
         blind = self._blind
-        if not (anchors and raw.isascii() and all(a < len(blind) and blind[a] for a in anchors)):
-            return self._read_whole(raw, anchors)
-        # No launcher or evidence anchor (those read the line's own numbers): numbers and
-        # `supporting` come from verification alone, and `launch` and `kind` are None.
-        key = (ascii_shape(raw), frozenset(anchors))
-        known = self._shapes.get(key)
-        if known is None:
-            read = self._read_whole(raw, anchors)
-            if len(self._shapes) >= CACHED_SHAPES:
-                self._shapes.clear()
-            self._shapes[key] = (read.numbers, read.supporting, plan_of_shape(key[0].decode()))
-            return read
-        numbers, supporting, plan = known
-        text = raw.decode()
-        info, _, head = read_parts_by(plan, text)
-        shown = head if len(text) <= HEAD_CHARS else unwrap(text).text
-        return _Line(numbers, False, shown, info, None, None, supporting)
-
-    def _read_whole(self, raw: bytes, anchors: set[int]) -> _Line:
-        """`_read`, verifying the line itself."""
-        text = raw.decode("utf-8", "replace")
         first_extra = self._first_extra
-        signatures = self.index.signatures
+        # Launcher and evidence anchors have no signatures to verify.
+        if anchors and raw.isascii() and all(a >= first_extra or blind[a] for a in anchors):
+            key = (ascii_shape(raw), frozenset(anchors))
+            known = self._shapes.get(key)
+            text = raw.decode()
+            if known is None:
+                if len(self._shapes) >= CACHED_SHAPES:
+                    self._shapes.clear()
+                known = self._shapes[key] = (
+                    self._verify(raw, text, anchors),
+                    plan_of_shape(key[0].decode()),
+                )
+            numbers, plan = known
+            return self._described(text, anchors, numbers, read_parts_by(plan, text))
+        text = raw.decode("utf-8", "replace")
+        numbers = self._verify(raw, text, anchors)
+        return self._described(text, anchors, numbers, read_line_parts(text))
+
+    def _verify(self, raw: bytes, text: str, anchors: set[int]) -> tuple[int, ...]:
+        """The signatures of the line's anchors that match it, in order."""
+        first_extra = self._first_extra
         verify = self.verifier.matching
         if len(anchors) == 1:  # nearly every line: no generator to set up
             (anchor,) = anchors
-            numbers = sorted(verify(anchor, raw, text)) if anchor < first_extra else []
-        else:
-            numbers = sorted(
+            return tuple(sorted(verify(anchor, raw, text))) if anchor < first_extra else ()
+        return tuple(
+            sorted(
                 n for anchor in anchors if anchor < first_extra for n in verify(anchor, raw, text)
             )
-        info, rest, head = read_line_parts(text)
-        body = evidence.body_of(rest)
+        )
+
+    def _described(
+        self,
+        text: str,
+        anchors: set[int],
+        numbers: tuple[int, ...],
+        parts: tuple[LineInfo, str, str],
+    ) -> _Line:
+        """The line read from its verified signatures and its head's parts (read_line_parts)."""
+        info, rest, head = parts
+        signatures = self.index.signatures
         launch: LaunchReport | None = None
         kind: Kind | None = None
-        extra = bool(anchors) and max(anchors) >= first_extra
+        extra = bool(anchors) and max(anchors) >= self._first_extra
         if extra or not anchors:  # a line with no anchor is a traceback's end
+            body = evidence.body_of(rest)
             launch = read_launch(body)
             kind = evidence.classify(body, launch is not None and launch.signal is not None)
         supporting = bool(numbers) and all(signatures[n].role == "context" for n in numbers)
         shown = head if len(text) <= HEAD_CHARS else unwrap(text).text
-        return _Line(tuple(numbers), extra, shown, info, launch, kind, supporting)
+        return _Line(numbers, extra, shown, info, launch, kind, supporting)
 
     def _match(
         self,

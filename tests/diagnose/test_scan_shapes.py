@@ -14,9 +14,9 @@ from catalog import SPECS, Spec, index
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.diagnose.lineinfo import ascii_shape
+from generator.diagnose.lineinfo import ascii_shape, read_line_parts
 from generator.diagnose.pattern import CLASSES, digit_blind, parse
-from generator.diagnose.scan import LineMatch, Scanner, ScanStats
+from generator.diagnose.scan import LineMatch, Scanner, ScanStats, _Line
 
 CPU_OOM = Spec(
     "cpu-allocator-oom",
@@ -56,17 +56,27 @@ OOM = (
     "a total capacity of 79.15 GiB of which {f}.33 GiB is free."
 )
 NCCL = "node-{h}:{pid}:{tid} [{d}] NCCL INFO Channel {c}/0 : {d} -> {d2} via P2P/IPC/read"
+# Launcher lines: their anchors have no signatures, and what they report is in their numbers.
+SRUN = "srun: error: gpu-node-{h}: task {t}: Exited with exit code {c}"
+TORCHRUN = "[{i}]:\n  time      : 2024-06-26_06:{m}:{s}\n  rank      : {r} (local_rank: {lr})"
+EXITCODE = "  exitcode  : {c} (pid: {pid})"
 
 
 def matches(raw: bytes, scanner: Scanner) -> list[LineMatch]:
     return list(scanner.scan(io.BytesIO(raw).read, "storm.log", 0, ScanStats(), []))
 
 
+class LineByLine(Scanner):
+    """Reads every line by itself: no shape's verification or head plan is used."""
+
+    def _read(self, raw: bytes, anchors: set[int]) -> _Line:
+        text = raw.decode("utf-8", "replace")
+        verified = self._verify(raw, text, anchors)
+        return self._described(text, anchors, verified, read_line_parts(text))
+
+
 def verifying_each_line() -> Scanner:
-    """A scanner with no anchor taken as digit-blind: every distinct line is verified."""
-    scanner = Scanner(INDEX)
-    scanner._blind = tuple(False for _ in scanner._blind)
-    return scanner
+    return LineByLine(INDEX)
 
 
 def test_every_class_holds_all_ten_digits() -> None:
@@ -138,6 +148,20 @@ line = st.one_of(
     st.builds(
         lambda r, a, g, f: OOM.format(r=r % 10**6, a=a, g=g % 100, f=f),
         digits, digits, digits, digits,
+    ),
+    st.builds(
+        lambda h, t, c: SRUN.format(h=h % 100, t=t % 1000, c=c % 300),
+        digits, digits, digits,
+    ),
+    st.builds(
+        lambda i, m, s, r, lr: TORCHRUN.format(
+            i=i % 10, m=f"{m % 60:02d}", s=f"{s % 70:02d}", r=r % 1000, lr=lr % 8
+        ),
+        digits, digits, digits, digits, digits,
+    ),
+    st.builds(
+        lambda c, pid: EXITCODE.format(c=c % 300 - 10, pid=pid),
+        digits, digits,
     ),
     st.builds(
         lambda h, pid, tid, d, c, d2: NCCL.format(
