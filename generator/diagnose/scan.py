@@ -464,7 +464,9 @@ class Scanner:
             all(index.signatures[n].matcher.digit_blind for n in numbers)
             for numbers in index.by_anchor
         )
-        self._shapes: dict[tuple[bytes, frozenset[int]], tuple[tuple[int, ...], HeadPlan]] = {}
+        self._shapes: dict[
+            tuple[bytes, frozenset[int]], tuple[tuple[int, ...], bool, HeadPlan]
+        ] = {}
 
     def scan(
         self,
@@ -706,15 +708,18 @@ class Scanner:
             if known is None:
                 if len(self._shapes) >= CACHED_SHAPES:
                     self._shapes.clear()
+                numbers = self._verify(raw, text, anchors)
                 known = self._shapes[key] = (
-                    self._verify(raw, text, anchors),
+                    numbers,
+                    self._context_only(numbers),
                     plan_of_shape(key[0].decode()),
                 )
-            numbers, plan = known
-            return self._described(text, anchors, numbers, read_parts_by(plan, text))
+            numbers, supporting, plan = known
+            return self._described(text, anchors, numbers, supporting, read_parts_by(plan, text))
         text = raw.decode("utf-8", "replace")
         numbers = self._verify(raw, text, anchors)
-        return self._described(text, anchors, numbers, read_line_parts(text))
+        supporting = self._context_only(numbers)
+        return self._described(text, anchors, numbers, supporting, read_line_parts(text))
 
     def _verify(self, raw: bytes, text: str, anchors: set[int]) -> tuple[int, ...]:
         """The signatures of the line's anchors that match it, in order."""
@@ -729,16 +734,21 @@ class Scanner:
             )
         )
 
+    def _context_only(self, numbers: tuple[int, ...]) -> bool:
+        """Whether the signatures only support a finding (all of them `context`)."""
+        signatures = self.index.signatures
+        return bool(numbers) and all(signatures[n].role == "context" for n in numbers)
+
     def _described(
         self,
         text: str,
         anchors: set[int],
         numbers: tuple[int, ...],
+        supporting: bool,
         parts: tuple[LineInfo, str, str],
     ) -> _Line:
         """The line read from its verified signatures and its head's parts (read_line_parts)."""
         info, rest, head = parts
-        signatures = self.index.signatures
         launch: LaunchReport | None = None
         kind: Kind | None = None
         extra = bool(anchors) and max(anchors) >= self._first_extra
@@ -746,7 +756,6 @@ class Scanner:
             body = evidence.body_of(rest)
             launch = read_launch(body)
             kind = evidence.classify(body, launch is not None and launch.signal is not None)
-        supporting = bool(numbers) and all(signatures[n].role == "context" for n in numbers)
         shown = head if len(text) <= HEAD_CHARS else unwrap(text).text
         return _Line(numbers, extra, shown, info, launch, kind, supporting)
 

@@ -72,7 +72,8 @@ class LineByLine(Scanner):
     def _read(self, raw: bytes, anchors: set[int]) -> _Line:
         text = raw.decode("utf-8", "replace")
         verified = self._verify(raw, text, anchors)
-        return self._described(text, anchors, verified, read_line_parts(text))
+        supporting = self._context_only(verified)
+        return self._described(text, anchors, verified, supporting, read_line_parts(text))
 
 
 def verifying_each_line() -> Scanner:
