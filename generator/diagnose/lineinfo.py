@@ -197,6 +197,30 @@ def _wall(
     return Timestamp(f"{year:04d}-{month:02d}-{day:02d}T{clock}{suffix}", absolute, yearless, None)
 
 
+@functools.lru_cache(maxsize=1024)
+def _glog_second(date: str, hour: str, minute: str, second: str) -> tuple[str, float, int] | None:
+    """A glog time without a year to the second (`626 06:24:44`), or None when it is no valid
+    time: its text, seconds from January 1 to its minute, and its second. The lines of a storm
+    print the same second many times, each with its own fraction."""
+    month, day, h, m, sec = int(date[-4:-2]), int(date[-2:]), int(hour), int(minute), int(second)
+    if not _valid(month, day, h, m, sec):
+        return None
+    # The first four terms of _yearless, summed in its order: adding the seconds last gives
+    # the very float it gives.
+    to_minute = _MONTH_START[month] + (day - 1) * 86400.0 + h * 3600.0 + m * 60.0
+    return "--%02d-%02dT%02d:%02d:%02d" % (month, day, h, m, sec), to_minute, sec  # noqa: UP031
+
+
+def _yearless_glog(date: str, hour: str, minute: str, second: str, frac: str) -> Timestamp | None:
+    """`_wall(None, ...)` of a glog time, by `_glog_second`."""
+    known = _glog_second(date, hour, minute, second)
+    if known is None:
+        return None
+    text, to_minute, sec = known
+    seconds = sec + _fraction(frac)
+    return Timestamp(text + "." + frac if frac else text, None, to_minute + seconds, None)
+
+
 def _from_groups(kind: str, g: tuple[str, ...]) -> Timestamp | None:
     """The time a timestamp pattern's groups give, or None when they name no valid time. A
     group the match left out is empty text (`_Candidate`): only a fraction and a zone can be,
@@ -205,9 +229,10 @@ def _from_groups(kind: str, g: tuple[str, ...]) -> Timestamp | None:
         return _wall(int(g[0]), int(g[1]), int(g[2]), (int(g[3]), int(g[4]), int(g[5])), g[6], g[7])
     if kind == "glog":
         date = g[0]
-        year = int(date[:4]) if len(date) == 8 else None
+        if len(date) != 8:
+            return _yearless_glog(date, g[1], g[2], g[3], g[4])
         month, day = int(date[-4:-2]), int(date[-2:])
-        return _wall(year, month, day, (int(g[1]), int(g[2]), int(g[3])), g[4])
+        return _wall(int(date[:4]), month, day, (int(g[1]), int(g[2]), int(g[3])), g[4])
     if kind == "dmesg-T":
         return _wall(int(g[5]), _MONTHS[g[0]], int(g[1]), (int(g[2]), int(g[3]), int(g[4])), None)
     if kind == "syslog":

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from generator.diagnose import lineinfo
 from generator.diagnose.lineinfo import LineInfo, Timestamp, rank_from_path, read_line
 
 
@@ -114,3 +117,20 @@ def test_read_line(line: str, expected: LineInfo) -> None:
 )
 def test_rank_from_path(path: str, rank: int | None) -> None:
     assert rank_from_path(path) == rank
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text("0123456789", min_size=3, max_size=4),
+    *(st.text("0123456789", min_size=2, max_size=2) for _ in range(3)),
+    st.text("0123456789", min_size=1, max_size=9),
+)
+def test_a_glog_time_read_by_its_second_is_the_time_read_whole(
+    date: str, hour: str, minute: str, second: str, frac: str
+) -> None:
+    # _yearless_glog keeps what a second gives (text, seconds to its minute) for the lines
+    # that print it again; the Timestamp, floats included, must be _wall's, or None as its.
+    whole = lineinfo._wall(
+        None, int(date[-4:-2]), int(date[-2:]), (int(hour), int(minute), int(second)), frac
+    )
+    assert lineinfo._yearless_glog(date, hour, minute, second, frac) == whole
