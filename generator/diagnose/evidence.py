@@ -45,6 +45,11 @@ ANCHORS = (
     "error: ",
 )
 
+# Every expression here treats the ten digits alike (no digit written out; each class holds
+# all ten or none): scan.py reads a line as no launcher's report, and its evidence kind, once
+# per shape. tests/diagnose/test_scan_shapes.py checks each one; the plain texts looked for
+# (`NCCL WARN`, the srun signals) hold no digit either.
+
 # The last line of a traceback: a dotted exception name, and its message after ": ".
 _EXCEPTION_LINE = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?::(?: .*)?)?", re.ASCII)
 # A line that is only an exception, outside a traceback: the name must say it is one.

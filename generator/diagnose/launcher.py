@@ -100,6 +100,10 @@ class LaunchReport:
         return self.signal is not None or (self.code is not None and self.code != 0)
 
 
+# Every expression here treats the ten digits alike (no digit written out; each class holds
+# all ten or none): scan.py reads a line as no launcher's report, and its evidence kind, once
+# per shape. tests/diagnose/test_scan_shapes.py checks each one; the plain texts looked for
+# (`NCCL WARN`, the srun signals) hold no digit either.
 _TORCHRUN_FAILED = re.compile(
     r"failed \(exitcode: (-?\d{1,4})\) local_rank: (\d{1,6}) \(pid: \d+\)", re.ASCII
 )

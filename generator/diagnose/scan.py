@@ -265,6 +265,20 @@ class _Line:
 
 
 @dataclass
+class _Shape:
+    """What every ASCII line of one shape says alike (Scanner._read): the signatures it matches
+    (its anchors' are digit-blind), and the plan its head is read by. Once a line of the shape
+    is read as no launcher's report, so is every line of it, with the same evidence kind:
+    every expression of launcher.py and evidence.py treats the ten digits alike (the tests
+    check each), so which of them match is the shape's; only the values they read are not."""
+
+    numbers: tuple[int, ...]
+    supporting: bool
+    plan: HeadPlan
+    quiet: tuple[Kind | None] | None = None  # (kind,) once a line was no launcher's report
+
+
+@dataclass
 class _FileState:
     name: str
     file_index: int
@@ -464,9 +478,7 @@ class Scanner:
             all(index.signatures[n].matcher.digit_blind for n in numbers)
             for numbers in index.by_anchor
         )
-        self._shapes: dict[
-            tuple[bytes, frozenset[int]], tuple[tuple[int, ...], bool, HeadPlan]
-        ] = {}
+        self._shapes: dict[tuple[bytes, frozenset[int]], _Shape] = {}
 
     def scan(
         self,
@@ -709,13 +721,16 @@ class Scanner:
                 if len(self._shapes) >= CACHED_SHAPES:
                     self._shapes.clear()
                 numbers = self._verify(raw, text, anchors)
-                known = self._shapes[key] = (
-                    numbers,
-                    self._context_only(numbers),
-                    plan_of_shape(key[0].decode()),
+                known = self._shapes[key] = _Shape(
+                    numbers, self._context_only(numbers), plan_of_shape(key[0].decode())
                 )
-            numbers, supporting, plan = known
-            return self._described(text, anchors, numbers, supporting, read_parts_by(plan, text))
+            parts = read_parts_by(known.plan, text)
+            line = self._described(
+                text, anchors, known.numbers, known.supporting, parts, known.quiet
+            )
+            if known.quiet is None and line.launch is None:
+                known.quiet = (line.kind,)
+            return line
         text = raw.decode("utf-8", "replace")
         numbers = self._verify(raw, text, anchors)
         supporting = self._context_only(numbers)
@@ -746,13 +761,17 @@ class Scanner:
         numbers: tuple[int, ...],
         supporting: bool,
         parts: tuple[LineInfo, str, str],
+        quiet: tuple[Kind | None] | None = None,
     ) -> _Line:
-        """The line read from its verified signatures and its head's parts (read_line_parts)."""
+        """The line read from its verified signatures and its head's parts (read_line_parts).
+        `quiet` holds the evidence kind when a line of its shape was no launcher's report."""
         info, rest, head = parts
         launch: LaunchReport | None = None
         kind: Kind | None = None
         extra = bool(anchors) and max(anchors) >= self._first_extra
-        if extra or not anchors:  # a line with no anchor is a traceback's end
+        if quiet is not None:
+            (kind,) = quiet
+        elif extra or not anchors:  # a line with no anchor is a traceback's end
             body = evidence.body_of(rest)
             launch = read_launch(body)
             kind = evidence.classify(body, launch is not None and launch.signal is not None)

@@ -9,11 +9,16 @@ the same signatures, so the scanner verifies the shape once. A signature that na
 from __future__ import annotations
 
 import io
+import re
+from re import _constants as sre
+from re import _parser as sre_parse
+from typing import Any
 
 from catalog import SPECS, Spec, index
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from generator.diagnose import evidence, launcher
 from generator.diagnose.lineinfo import ascii_shape, read_line_parts
 from generator.diagnose.pattern import CLASSES, digit_blind, parse
 from generator.diagnose.scan import LineMatch, Scanner, ScanStats, _Line
@@ -60,6 +65,8 @@ NCCL = "node-{h}:{pid}:{tid} [{d}] NCCL INFO Channel {c}/0 : {d} -> {d2} via P2P
 SRUN = "srun: error: gpu-node-{h}: task {t}: Exited with exit code {c}"
 TORCHRUN = "[{i}]:\n  time      : 2024-06-26_06:{m}:{s}\n  rank      : {r} (local_rank: {lr})"
 EXITCODE = "  exitcode  : {c} (pid: {pid})"
+SIGNAL = "[rank{r}]: Signal {n} (SIGABRT) received by PID {pid}"
+ERRORS = "[rank{r}]: {word} error: step {n} failed: Exception: code {c}"
 
 
 def matches(raw: bytes, scanner: Scanner) -> list[LineMatch]:
@@ -84,6 +91,70 @@ def test_every_class_holds_all_ten_digits() -> None:
     # digit_blind rests on it: a class that told one digit from another would make it wrong.
     for cls in CLASSES.values():
         assert set("0123456789") <= cls.ascii_members, cls.name
+
+
+_DIGITS = range(ord("0"), ord("9") + 1)
+_ALL_DIGITS = (sre.CATEGORY_DIGIT, sre.CATEGORY_WORD, sre.CATEGORY_NOT_SPACE)
+_NO_DIGIT = (sre.CATEGORY_NOT_DIGIT, sre.CATEGORY_NOT_WORD, sre.CATEGORY_SPACE)
+
+
+def expression_digit_blind(parsed: Any) -> bool:
+    """Whether a parsed regular expression treats the ten ASCII digits alike: no digit is
+    written out, and every class holds all of them or none. Anything else found is refused."""
+    for op, av in parsed:
+        if op in (sre.LITERAL, sre.NOT_LITERAL):
+            if av in _DIGITS:
+                return False
+        elif op is sre.IN:
+            held: set[int] = set()
+            for item, value in av:
+                if item is sre.LITERAL and value in _DIGITS:
+                    held.add(value)
+                elif item is sre.RANGE:
+                    held.update(d for d in _DIGITS if value[0] <= d <= value[1])
+                elif item is sre.CATEGORY and value in _ALL_DIGITS:
+                    held.update(_DIGITS)
+                elif not (item in (sre.LITERAL, sre.NEGATE) or value in _NO_DIGIT):
+                    return False
+            if held and len(held) != len(_DIGITS):
+                return False
+        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
+            if not expression_digit_blind(av[2]):
+                return False
+        elif op is sre.SUBPATTERN:
+            if not expression_digit_blind(av[3]):
+                return False
+        elif op is sre.BRANCH:
+            if not all(expression_digit_blind(branch) for branch in av[1]):
+                return False
+        elif op in (sre.ASSERT, sre.ASSERT_NOT):
+            if not expression_digit_blind(av[1]):
+                return False
+        elif not (
+            op in (sre.AT, sre.ANY) or (op is sre.CATEGORY and av in _ALL_DIGITS + _NO_DIGIT)
+        ):
+            return False  # a back-reference compares digits; anything unknown is refused
+    return True
+
+
+def test_the_launcher_and_evidence_expressions_treat_the_ten_digits_alike() -> None:
+    # scan.py reads a line of a shape as no launcher's report, with one evidence kind, once
+    # any line of the shape is: true only while every expression here is digit-blind.
+    found = {
+        f"{module.__name__}.{name}": expression_digit_blind(sre_parse.parse(v.pattern, v.flags))
+        for module in (launcher, evidence)
+        for name, v in vars(module).items()
+        if isinstance(v, re.Pattern)
+    }
+    assert len(found) == 19
+    assert [name for name, blind in found.items() if not blind] == []
+
+
+def test_the_digit_blind_check_refuses_what_tells_digits_apart() -> None:
+    for pattern in (r"code 12", r"[0-7]+", r"(\d)\1", r"[1a]", r"\d{2}[^0]"):
+        assert not expression_digit_blind(sre_parse.parse(pattern)), pattern
+    for pattern in (r"\d+ \w+[A-Z0-9]", r"(?<![A-Za-z])error: \S", r"[^\s:]+ .*$"):
+        assert expression_digit_blind(sre_parse.parse(pattern)), pattern
 
 
 def test_a_pattern_is_digit_blind_when_no_literal_holds_a_digit() -> None:
@@ -163,6 +234,14 @@ line = st.one_of(
     st.builds(
         lambda c, pid: EXITCODE.format(c=c % 300 - 10, pid=pid),
         digits, digits,
+    ),
+    st.builds(
+        lambda r, n, pid: SIGNAL.format(r=r % 1000, n=n % 40, pid=pid),
+        digits, digits, digits,
+    ),
+    st.builds(
+        lambda r, word, n, c: ERRORS.format(r=r % 1000, word=word, n=n, c=c),
+        digits, st.sampled_from(["srun", "fatal", "io", "cuda"]), digits, digits,
     ),
     st.builds(
         lambda h, pid, tid, d, c, d2: NCCL.format(
