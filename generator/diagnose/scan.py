@@ -479,6 +479,7 @@ class Scanner:
             for numbers in index.by_anchor
         )
         self._shapes: dict[tuple[bytes, frozenset[int]], _Shape] = {}
+        self._blind_sets: dict[frozenset[int], bool] = {}  # anchor sets seen, and _blind_set's
 
     def scan(
         self,
@@ -710,11 +711,12 @@ class Scanner:
         the anchors the prefilter found on it, another). An ASCII line whose anchors' signatures
         are all digit-blind is verified once per shape: the signatures it matches, and the plan
         its head is read by, are its shape's; all else is read from its own bytes."""
-        blind = self._blind
-        first_extra = self._first_extra
-        # Launcher and evidence anchors have no signatures to verify.
-        if anchors and raw.isascii() and all(a >= first_extra or blind[a] for a in anchors):
-            key = (ascii_shape(raw), frozenset(anchors))
+        found = frozenset(anchors)
+        shaped = self._blind_sets.get(found)
+        if shaped is None:
+            shaped = self._blind_set(found)
+        if shaped and raw.isascii():
+            key = (ascii_shape(raw), found)
             known = self._shapes.get(key)
             text = raw.decode()
             if known is None:
@@ -735,6 +737,16 @@ class Scanner:
         numbers = self._verify(raw, text, anchors)
         supporting = self._context_only(numbers)
         return self._described(text, anchors, numbers, supporting, read_line_parts(text))
+
+    def _blind_set(self, anchors: frozenset[int]) -> bool:
+        """Whether lines holding these anchors are verified by their shape: every signature of
+        the anchors is digit-blind (launcher and evidence anchors have none to verify)."""
+        blind, first_extra = self._blind, self._first_extra
+        shaped = bool(anchors) and all(a >= first_extra or blind[a] for a in anchors)
+        if len(self._blind_sets) >= CACHED_SHAPES:
+            self._blind_sets.clear()
+        self._blind_sets[anchors] = shaped
+        return shaped
 
     def _verify(self, raw: bytes, text: str, anchors: set[int]) -> tuple[int, ...]:
         """The signatures of the line's anchors that match it, in order."""
