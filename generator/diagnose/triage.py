@@ -238,6 +238,7 @@ class Tally:
         self.witnesses: dict[tuple[int, int, bool], Witness] = {}
         # The roles of the signature sets lines matched (never changed once made).
         self._roles: dict[tuple[int, ...], dict[str, set[str]]] = {}
+        self._knowns: dict[tuple[int, ...], bool] = {}  # and whether they name a known entry
 
     def add(self, match: LineMatch) -> None:
         roles = self._roles.get(match.signatures)
@@ -266,6 +267,17 @@ class Tally:
                 hit = tally.firsts.add(match, hit)
                 if match.rank is not None and not match.rank_from_launcher:
                     hit = tally.ranked.add(match, hit)
+
+    def _known(self, numbers: tuple[int, ...], roles: dict[str, set[str]]) -> bool:
+        """Whether the signatures make the line a known entry's (defining or harmless): a
+        function of them, kept beside their roles."""
+        known = self._knowns.get(numbers)
+        if known is None:
+            known = any(r in ("defining", "harmless") for found in roles.values() for r in found)
+            if len(self._knowns) >= ROLE_SETS:
+                self._knowns.clear()
+            self._knowns[numbers] = known
+        return known
 
     def _roles_of(self, numbers: tuple[int, ...]) -> dict[str, set[str]]:
         """Each entry of the signatures a line matched, with the roles they give it there: a
@@ -296,16 +308,19 @@ class Tally:
                     found.discard("defining")
                 general = entries[general].refines if general in entries else None
 
-    def _witness(self, match: LineMatch, roles: dict[str, set[str]]) -> Hit:
-        hit = Hit.of(match)
-        known = any(r in ("defining", "harmless") for found in roles.values() for r in found)
+    def _witness(self, match: LineMatch, roles: dict[str, set[str]]) -> Hit | None:
+        """Note the line's evidence and launcher report; its Hit, if it was kept (a storm's
+        OOM lines are evidence of a known entry: none of them is kept, nor made, here)."""
+        hit: Hit | None = None
         launch = match.launch
         # A launcher's own `error:` line is its report, not the error it reports.
         own = launch is not None and match.evidence == "error-line"
-        if match.evidence is not None and not known and not own:
+        if match.evidence is not None and not own and not self._known(match.signatures, roles):
             kinds = self.evidence.setdefault((match.file_index, match.rank), {})
-            kinds.setdefault(match.evidence, hit)
+            if match.evidence not in kinds:
+                hit = kinds[match.evidence] = Hit.of(match)
         if launch is not None and launch.rank is not None and launch.failed:
+            hit = hit or Hit.of(match)
             key = (match.file_index, launch.rank, launch.local)
             seen = self.witnesses.get(key)
             if seen is None:
