@@ -67,6 +67,7 @@ CACHED_LINES = 4096  # distinct lines whose reading is kept (Scanner._lines), at
 CACHED_LINE_BYTES = 1024  # and only lines this short, so the cache stays under 5 MB
 CACHED_SHAPES = 4096  # line shapes whose verification is kept (Scanner._shapes), at most
 CACHED_HEADS = 1 << 16  # lines a block's look-backs keep (_FileState.heads), at most
+CACHED_STREAMS = 1 << 16  # streams whose last match a file keeps (_set_memo), at most
 SWEEP_GAP = 8  # lines between two matches that _Sweep reads rather than begin anew
 # The literals the scanner looks for besides the signatures' anchors, in a fixed order.
 EXTRA_ANCHORS: tuple[str, ...] = tuple(dict.fromkeys((*launcher.ANCHORS, *evidence.ANCHORS)))
@@ -294,6 +295,20 @@ class _FileState:
     # (place of its start, what it says, or None for an empty line).
     heads: dict[int, tuple[int, LineInfo | None]] = field(default_factory=dict)
     sweep: _Sweep | None = None  # the current block's lines read forward, when matches are close
+
+
+def _set_memo(state: _FileState, stream: int | None, memo: _Memo) -> None:
+    """Keep a stream's last resolved match, for at most CACHED_STREAMS streams a file, the one
+    matched least recently dropped first: a log of a million rank prefixes keeps a bounded map
+    (the browser engine's setMemo, rule for rule, so both read alike at any number of ranks).
+    Under the bound (every real job) nothing is dropped; over it, a stream unseen for longest
+    forgets its last match, and its next line looks back as a stream's first does."""
+    memos = state.memos
+    if stream in memos:
+        del memos[stream]  # to the end of the dict's order
+    elif len(memos) >= CACHED_STREAMS:
+        del memos[next(iter(memos))]
+    memos[stream] = memo
 
 
 class _Sweep:
@@ -645,7 +660,7 @@ class Scanner:
                             offset_base + start
                         ):
                             last = offset_base + start + (repeat - 1) * size
-                            state.memos[match.stream] = _Memo(last, match.time, match.host)
+                            _set_memo(state, match.stream, _Memo(last, match.time, match.host))
                         match = replace(match, repeat=repeat)
                     sweep.take(start, end, size, repeat, stream, state, known)
                     yield match
@@ -842,7 +857,7 @@ class Scanner:
                 host = memo.host  # a stream's host does not change
         offset = offset_base + start
         if not read.supporting or kind is not None or launch is not None:
-            state.memos[stream] = _Memo(offset, time, host)
+            _set_memo(state, stream, _Memo(offset, time, host))
         # The first rank known, most specific first.
         rank = info.prefix_rank
         if rank is None:

@@ -156,3 +156,29 @@ def test_a_line_a_wider_window_kept_is_cut_at_a_narrower_window_s_floor(
         (20, 46, "--06-26T06:24:44.159932949", None),
         (21, 20, "--06-26T06:24:46.5", None),
     ]
+
+
+_OOM = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 5 has a "
+    "total capacity of 79.15 GiB of which 12.33 GiB is free."
+)
+
+
+@pytest.mark.parametrize(("streams", "host"), [(scan.CACHED_STREAMS, "node-a"), (2, None)])
+def test_a_stream_forgets_its_last_match_only_past_cached_streams(
+    monkeypatch: pytest.MonkeyPatch, streams: int, host: str | None
+) -> None:
+    # Rank 0's first OOM line takes its host from the NCCL line before it, and its second,
+    # 100 lines later (past the look-back's 64), inherits it from the first: unless two other
+    # ranks matched since and the file keeps only two streams' last matches (the browser
+    # engine's setMemo bound, CACHED_STREAMS, at a size a test can reach).
+    monkeypatch.setattr(scan, "CACHED_STREAMS", streams)
+    lines = ["[rank0]:node-a:12:34 [0] NCCL INFO Using network IB", f"[rank0]: {_OOM}"]
+    lines += [f"[rank{1 + i % 2}]: {_OOM}" for i in range(100)]
+    lines.append(f"[rank0]: {_OOM}")
+    raw = "".join(line + "\n" for line in lines).encode()
+    found = list(Scanner(INDEX).scan(io.BytesIO(raw).read, "oom.log", 0, ScanStats(), []))
+    assert [(m.line, m.rank, m.host) for m in found if m.rank == 0] == [
+        (2, 0, "node-a"),
+        (103, 0, host),
+    ]
