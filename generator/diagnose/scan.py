@@ -30,7 +30,7 @@ from __future__ import annotations
 import bisect
 import operator
 import re
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -284,7 +284,9 @@ class _FileState:
     name: str
     file_index: int
     file_rank: int | None
-    memos: dict[int | None, _Memo] = field(default_factory=dict)
+    # Least recently matched first (_set_memo): a dict would find its first live entry past
+    # every one deleted before it, once per new stream over the bound.
+    memos: OrderedDict[int | None, _Memo] = field(default_factory=OrderedDict)
     prev_tail: bytes = b""  # the last LOOKBACK_BYTES before the current block
     # Streams whose traceback's final line is still ahead: lines left to look through.
     tracebacks: dict[int | None, int] = field(default_factory=dict)
@@ -305,9 +307,9 @@ def _set_memo(state: _FileState, stream: int | None, memo: _Memo) -> None:
     forgets its last match, and its next line looks back as a stream's first does."""
     memos = state.memos
     if stream in memos:
-        del memos[stream]  # to the end of the dict's order
+        memos.move_to_end(stream)
     elif len(memos) >= CACHED_STREAMS:
-        del memos[next(iter(memos))]
+        memos.popitem(last=False)
     memos[stream] = memo
 
 
