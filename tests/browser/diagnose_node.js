@@ -11,6 +11,8 @@
 //                                                        -> {"json", "notes", "stats", "problems"}
 //   {"op": "scan", "index": I, "logs": [..], "chunk": n}  -> {"matches": [..]} every match the
 //                                                        scanner passes on, in Python's LineMatch fields
+//                                                        (and with "uncached": true, how many lines the
+//                                                        scanner was still to read without its line cache)
 //   {"op": "markdown", "index": I, "logs": [..], "baseUrl": U}  -> {"markdown": M}
 //   {"op": "mask", "texts": [..], "hosts": [..]}           -> {"texts": [..]}
 "use strict";
@@ -132,7 +134,7 @@ async function handle(req) {
       } finally {
         E.setChunkBytes(saved);
       }
-      return { matches };
+      return req.uncached ? { matches, uncached: scanner.uncached } : { matches };
     }
     case "markdown": {
       const index = E.compileIndex(req.index);

@@ -498,6 +498,52 @@ def test_interleaved_storms_look_back_alike(node: Node, raw: bytes) -> None:
         assert got == {"matches": expected}, chunk
 
 
+def test_lines_read_without_the_line_cache_read_as_with_it(node: Node) -> None:
+    """A storm of distinct lines fills scan.js's line cache without one hit, and the lines after
+    it are read without the cache for a while (Scanner.uncached): among them lines that repeat,
+    a launcher's summary whose lines carry state, and lines whose time and host the matches
+    inherit. Every match is Python's, whose cache never stands aside."""
+    distinct = [
+        f"[rank{i % 100}]:[E626 06:{i // 60 % 60:02d}:{i % 60:02d}.{i:06d} x.cc:1] {WATCHDOG}"
+        for i in range(4500)
+    ]
+    again = []
+    for i in range(3000):
+        r = i % 50
+        if i % 7 == 0:
+            again.append(f"[rank{r}]:[2024-06-26 06:24:{i % 60:02d},000] INFO step")
+        elif i % 11 == 0:
+            again.append(f"[rank{r}]:gpu-node-{r % 7:02d}:4242:4300 [2] NCCL INFO Using network IB")
+        else:
+            again.append(f"[rank{r}]: {STORM_LINES[i % 6]}")
+    summary = [
+        "[default0]:torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
+        "Root Cause (first observed failure):",
+        "[0]:",
+        "  time      : 2024-06-26_06:25:11",
+        "  host      : gpu-node-03",
+        "  rank      : 3 (local_rank: 3)",
+        "  exitcode  : -6 (pid: 4242)",
+        "  error_file: <N/A>",
+    ]
+    raw = ("\n".join(distinct + again + summary + again[:500]) + "\n").encode()
+    logs = [("train.log", raw)]
+    encoded = [{"name": n, "b64": base64.b64encode(r).decode()} for n, r in logs]
+    for chunk in (4096, 4 << 20):
+        expected = python_scan(logs, chunk)
+        got = node.ask(
+            {"op": "scan", "index": INDEX_JSON, "logs": encoded, "chunk": chunk, "uncached": True}
+        )
+        # The cache stood aside to the log's end: every line after the distinct ones was read
+        # without it.
+        assert got["uncached"] > 0, chunk
+        assert got == {"matches": expected, "uncached": got["uncached"]}, chunk
+        # The exit code's line takes its rank from the `rank :` line before it.
+        assert [m["launch"]["rank"] for m in expected if m["launch"] is not None] == [3]
+        later = expected[4500:]
+        assert len({m["text"] for m in later}) * 10 < len(later)  # lines that repeat
+
+
 def test_300000_identical_lines_are_a_few_matches_in_both_engines(node: Node) -> None:
     """(The million of bench/diagnose.py goes through Chromium in test_diagnose_parity.py.)"""
     oom = (

@@ -26,6 +26,9 @@
   var SUMMARY_BYTES = 2048;
   var CACHED_LINES = 4096; // distinct lines whose reading is kept (Scanner.lines), at most
   var CACHED_LINE_BYTES = 1024; // and only lines this short
+  // When a full cache is emptied having answered fewer than CACHED_LINES / 8 look-ups, the next
+  // UNCACHED_LINES lines are read without it (Scanner.uncached).
+  var UNCACHED_LINES = 3 * 4096;
   var CACHED_HEADS = 1 << 16; // lines a block's look-backs keep (FileState.heads), at most
   var CACHED_STREAMS = 1 << 16; // streams whose last match a file keeps (setMemo), at most
   var SWEEP_GAP = 8; // lines between two matches that a Sweep reads rather than begin anew
@@ -525,6 +528,14 @@
     // Lines by their bytes (as windows-1252 text, one character per byte): a storm repeats the
     // same few lines, each read once (scan.py's Scanner._lines).
     this.lines = new Map();
+    // A storm of distinct lines (every watchdog line has its own rank, time and numbers) never
+    // finds one in the cache, and keeping each line's reading until the cache is emptied costs
+    // more than the look-up saves: hashing the text, and the collector moving thousands of
+    // readings to the old generation. So when a full cache has answered few look-ups, lines
+    // are read without it for a while, then it is tried again. A reading is a pure function of
+    // the line, so this changes how often a line is read, never what it says.
+    this.lineHits = 0; // look-ups the cache answered since it was last emptied
+    this.uncached = 0; // lines still to read without the cache
   }
   // Scan one log. `read(n)` returns a promise of up to n bytes (exactly n unless the log ends;
   // an empty array at the end) and may reject with a LogReadError after the bytes before the
@@ -534,6 +545,7 @@
     options = options || {};
     var onMatch = options.onMatch || function () {};
     var state = new FileState(name, fileIndex, options.fileRank === undefined ? null : options.fileRank);
+    this.uncached = 0; // another log may repeat its lines: try the cache again
     var cap = this.cap;
     var carry = new Uint8Array(0);
     var skipping = false;
@@ -699,16 +711,24 @@
         var raw = block.subarray(lineStartAt, end);
         var text = null;
         var key = null;
-        if (raw.length <= CACHED_LINE_BYTES) {
+        var read = undefined;
+        if (this.uncached > 0) {
+          this.uncached--;
+        } else if (raw.length <= CACHED_LINE_BYTES) {
           // An ASCII line's text is its bytes' key as well: decoded once.
           text = decode(raw);
           key = NON_ASCII.test(text) ? bytesKey.decode(raw) : text;
+          read = cache.get(key);
+          if (read !== undefined) this.lineHits++;
         }
-        var read = key !== null ? cache.get(key) : undefined;
         if (read === undefined) {
           read = this.read(raw, starts.get(lineStartAt), text);
           if (key !== null) {
-            if (cache.size >= CACHED_LINES) cache.clear();
+            if (cache.size >= CACHED_LINES) {
+              if (this.lineHits < CACHED_LINES / 8) this.uncached = UNCACHED_LINES;
+              this.lineHits = 0;
+              cache.clear();
+            }
             cache.set(key, read);
           }
         }
