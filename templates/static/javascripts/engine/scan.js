@@ -477,11 +477,11 @@
     return [time, host];
   };
 
-  // A stream's last resolved match. Python keeps one per stream of a file, however many
-  // streams there are (a rank prefix has up to six digits); here at most CACHED_STREAMS, so a
-  // hostile log of a million rank prefixes keeps a bounded map. Under the bound (every real
-  // job) the results are Python's; over it a stream unseen for the longest time forgets its
-  // last match, and its next line looks back LOOKBACK_LINES lines as a stream's first does.
+  // A stream's last resolved match, for at most CACHED_STREAMS streams of a file (a rank
+  // prefix has up to six digits), so a hostile log of a million rank prefixes keeps a bounded
+  // map; scan.py's _set_memo is the same rule. Under the bound (every real job) nothing is
+  // dropped; over it a stream unseen for the longest time forgets its last match, and its
+  // next line looks back LOOKBACK_LINES lines as a stream's first does.
   function setMemo(state, stream, memo) {
     var memos = state.memos;
     if (memos.has(stream)) memos.delete(stream); // to the end of the map's order
