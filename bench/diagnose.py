@@ -45,7 +45,7 @@ sys.path.insert(0, str(REPO))
 
 from generator.diagnose.engine import LogBytes, scan_log  # noqa: E402
 from generator.diagnose.index import SignatureIndex, build_index, index_json  # noqa: E402
-from generator.diagnose.scan import Scanner, ScanStats  # noqa: E402
+from generator.diagnose.scan import Scanner, ScanStats, Settled  # noqa: E402
 from generator.diagnose.triage import Tally, triage  # noqa: E402
 
 TS = "@@TS@@"
@@ -299,8 +299,11 @@ def scan_cpu(index: SignatureIndex, path: Path) -> float:
     machine steadier than the wall clock (other work delays a process more than it slows it)."""
     raw = path.read_bytes()
     started = time.process_time()
-    tally = Tally(index)
-    tally.add_all(Scanner(index).scan(io.BytesIO(raw).read, path.name, 0, ScanStats(), []))
+    tally, settled = Tally(index), Settled()
+    tally.add_all(
+        Scanner(index).scan(io.BytesIO(raw).read, path.name, 0, ScanStats(), [], settled=settled)
+    )
+    tally.add_settled(settled)
     triage(tally)
     return time.process_time() - started
 

@@ -363,6 +363,7 @@ def _diagnose(args: argparse.Namespace) -> int:
         Scanner,
         ScanProblem,
         ScanStats,
+        Settled,
         scan_literals,
     )
     from generator.diagnose.triage import Tally, triage
@@ -375,7 +376,7 @@ def _diagnose(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     scanner = Scanner(index, cached_prefilter(scan_literals(index)))
     _collect(scanning=True)  # the start is done: see main()
-    tally, stats = Tally(index), ScanStats()
+    tally, stats, settled = Tally(index), ScanStats(), Settled()
     problems: list[ScanProblem] = []
     total = sum(log.size or 0 for log in inputs)
     show = not args.no_progress and total >= PROGRESS_MIN_BYTES and sys.stderr.isatty()
@@ -400,8 +401,10 @@ def _diagnose(args: argparse.Namespace) -> int:
                         problems,
                         file_rank=rank_from_path(log.name),
                         tick=lambda: advance(done + opened.position()),  # noqa: B023
+                        settled=settled,
                     )
                 )
+                tally.add_settled(settled)
             done += log.size or 0
     diagnosis = triage(tally)
     explicit = {log.name for log in inputs if log.explicit}

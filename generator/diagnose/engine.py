@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from generator.diagnose.index import SignatureIndex
 from generator.diagnose.lineinfo import rank_from_path
-from generator.diagnose.scan import LineMatch, Scanner, ScanProblem, ScanStats
+from generator.diagnose.scan import LineMatch, Scanner, ScanProblem, ScanStats, Settled
 from generator.diagnose.triage import Diagnosis, Tally, triage
 
 
@@ -50,14 +50,21 @@ def diagnose_logs(
     index: SignatureIndex, logs: Sequence[LogBytes], scanner: Scanner | None = None
 ) -> Run:
     scanner = scanner or Scanner(index)
-    tally = Tally(index)
+    tally, settled = Tally(index), Settled()
     stats = ScanStats()
     problems: list[ScanProblem] = []
     for i, log in enumerate(logs):
         stream = io.BytesIO(log.raw)
         tally.add_all(
             scanner.scan(
-                stream.read, log.name, i, stats, problems, file_rank=rank_from_path(log.name)
+                stream.read,
+                log.name,
+                i,
+                stats,
+                problems,
+                file_rank=rank_from_path(log.name),
+                settled=settled,
             )
         )
+        tally.add_settled(settled)
     return Run(triage(tally), stats, problems)

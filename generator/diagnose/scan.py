@@ -46,6 +46,7 @@ from generator.diagnose.lineinfo import (
     Timestamp,
     ascii_shape,
     plan_of_shape,
+    read_info_by,
     read_line,
     read_line_body,
     read_line_parts,
@@ -138,6 +139,20 @@ class LineMatch:
     launch: LaunchReport | None = None  # a launcher's report on a rank (launcher.py)
     rank_from_launcher: bool = False  # the rank is the one a launcher line names
     repeat: int = 1  # the line, unchanged, stands this many times in a row (from `line` on)
+
+
+class Settled:
+    """The lines a scan counted rather than reported (Scanner.scan's `settled`).
+
+    A line is counted here, and made into no LineMatch, when the scan has already reported a
+    line of its stream with the same signatures and rank, and it carries no evidence and no
+    launcher's report. The tally takes nothing from such a line but its count: it is no
+    stream's first line, so neither its time nor its place can be compared (Tally.add_settled).
+    A watchdog storm's 200,000 lines from 1,000 ranks make 1,000 LineMatches, not 200,000."""
+
+    def __init__(self) -> None:
+        # (file index, signatures, rank) -> lines counted
+        self.counts: dict[tuple[int, tuple[int, ...], int | None], int] = {}
 
 
 @dataclass
@@ -297,6 +312,9 @@ class _FileState:
     # (place of its start, what it says, or None for an empty line).
     heads: dict[int, tuple[int, LineInfo | None]] = field(default_factory=dict)
     sweep: _Sweep | None = None  # the current block's lines read forward, when matches are close
+    # (signatures, rank) of the lines reported, while a scan counts lines (Settled); at most
+    # CACHED_STREAMS, past which a line of a new pair is reported, as without counting.
+    reported: set[tuple[tuple[int, ...], int | None]] = field(default_factory=set)
 
 
 def _set_memo(state: _FileState, stream: int | None, memo: _Memo) -> None:
@@ -508,8 +526,10 @@ class Scanner:
         *,
         file_rank: int | None = None,
         tick: Callable[[], None] | None = None,
+        settled: Settled | None = None,
     ) -> Iterator[LineMatch]:
-        """Every matching line of one log, in order. Problems are appended, never raised."""
+        """Every matching line of one log, in order. Problems are appended, never raised.
+        With `settled`, the lines only a count is needed of are counted there instead."""
         state = _FileState(name, file_index, file_rank)
         cap = self.cap
         carry = b""
@@ -557,7 +577,9 @@ class Scanner:
                     continue
             else:
                 block, carry = carry, b""
-            offset_base += yield from self._block(block, line_base, offset_base, state, stats)
+            offset_base += yield from self._block(
+                block, line_base, offset_base, state, stats, settled
+            )
             breaks = block.count(b"\n")
             stats.lines += breaks
             line_base += breaks
@@ -570,7 +592,13 @@ class Scanner:
             problems.append(ScanProblem(name, str(error), "read"))
 
     def _block(
-        self, block: bytes, line_base: int, offset_base: int, state: _FileState, stats: ScanStats
+        self,
+        block: bytes,
+        line_base: int,
+        offset_base: int,
+        state: _FileState,
+        stats: ScanStats,
+        settled: Settled | None = None,
     ) -> Generator[LineMatch, None, int]:
         """The matches of one block; returns its length once escape sequences are removed."""
         cap = self.cap
@@ -621,11 +649,20 @@ class Scanner:
             state.sweep = sweep = _Sweep(block, offset_base, has_cr, state.heads)
             tail_cr = has_cr or b"\r" in state.prev_tail
             counted_to, line = 0, line_base
+            reported = state.reported
             for start in sorted(starts):
                 line += block.count(b"\n", counted_to, start)
                 counted_to = start
                 end = min(_line_end(block, start, has_cr), start + cap)
                 raw = block[start:end]
+                if (
+                    settled is not None
+                    and start not in runs
+                    and start not in exceptions
+                    and self._count(block, start, end, raw, starts[start], offset_base, state,
+                                    tail_cr, settled)
+                ):  # fmt: skip
+                    continue
                 read = self._lines.get(raw)
                 if read is None:
                     read = self._read(raw, starts[start])
@@ -648,6 +685,8 @@ class Scanner:
                         )  # fmt: skip
                         sweep.take(start + j * size, end + j * size, size, 1, stream, state, known)
                         if match is not None:
+                            if settled is not None and len(reported) < CACHED_STREAMS:
+                                reported.add((match.signatures, match.rank))
                             yield match
                     line += repeat - 1
                     counted_to = start + (repeat - 1) * size
@@ -665,6 +704,8 @@ class Scanner:
                             _set_memo(state, match.stream, _Memo(last, match.time, match.host))
                         match = replace(match, repeat=repeat)
                     sweep.take(start, end, size, repeat, stream, state, known)
+                    if settled is not None and len(reported) < CACHED_STREAMS:
+                        reported.add((match.signatures, match.rank))
                     yield match
                 else:
                     sweep.take(start, end, size, repeat, stream, state, known)
@@ -675,6 +716,47 @@ class Scanner:
         joined = state.prev_tail + block if len(block) < LOOKBACK_BYTES else block
         state.prev_tail = joined[-LOOKBACK_BYTES:]
         return len(block)
+
+    def _count(
+        self,
+        block: bytes,
+        start: int,
+        end: int,
+        raw: bytes,
+        anchors: set[int],
+        offset_base: int,
+        state: _FileState,
+        tail_cr: bool,
+        settled: Settled,
+    ) -> bool:
+        """Count the line at `start` in `settled`, when only its count is needed (Settled): an
+        ASCII line of a shape known to carry no evidence and no launcher's report, whose
+        signatures and rank a line reported already. Its stream's memo and the sweep move on
+        as `_match` and `take` would move them, so the lines after it read as they would.
+        Whether it was counted (a line that was not is read and matched as any other)."""
+        if not raw.isascii():
+            return False
+        found = frozenset(anchors)
+        if not self._blind_sets.get(found):
+            return False  # verified line by line, or never seen: _read decides
+        shape = self._shapes.get((ascii_shape(raw), found))
+        if shape is None or shape.quiet != (None,) or not shape.numbers:
+            return False
+        info = read_info_by(shape.plan, raw.decode())
+        rank = info.prefix_rank
+        if rank is None:  # no launcher's report: the rank _match would choose
+            rank = state.file_rank if state.file_rank is not None else info.text_rank
+        if (shape.numbers, rank) not in state.reported:
+            return False
+        stream = info.prefix_rank
+        if not shape.supporting:
+            time, host = self._place(block, start, offset_base, info, state, tail_cr)
+            _set_memo(state, stream, _Memo(offset_base + start, time, host))
+        assert state.sweep is not None  # made for the block before any line is read
+        state.sweep.take(start, end, 0, 1, stream, state, info)
+        key = (state.file_index, shape.numbers, rank)
+        settled.counts[key] = settled.counts.get(key, 0) + 1
+        return True
 
     def _exception_lines(
         self, block: bytes, starts: dict[int, set[int]], state: _FileState, has_cr: bool
@@ -836,27 +918,13 @@ class Scanner:
             if not read.numbers and kind is None and (launch is None or not launch.failed):
                 return None
         stream = info.prefix_rank
-        time, host = info.time, info.host
-        memo = state.memos.get(stream)
         if read.supporting and kind is None and launch is None:
             # A line that only supports a finding is counted, never reported: no time or host
             # is looked for, and it is no stream's last match (healthy runs print such lines
             # from every rank, and each would cost a look-back).
             time = host = None
-        elif time is None or host is None:
-            swept = None
-            if state.sweep is not None:
-                # Only lines that look back move the sweep on: a log's supporting lines
-                # (NCCL INFO from every rank) never make it read the lines between them.
-                state.sweep.reach(start)
-                swept = state.sweep.answer(start, stream, memo)
-            found_time, found_host = swept or self._look_back(
-                block, start, offset_base, stream, state, tail_cr
-            )
-            time = time or found_time
-            host = host or found_host
-            if host is None and memo is not None:
-                host = memo.host  # a stream's host does not change
+        else:
+            time, host = self._place(block, start, offset_base, info, state, tail_cr)
         offset = offset_base + start
         if not read.supporting or kind is not None or launch is not None:
             _set_memo(state, stream, _Memo(offset, time, host))
@@ -881,6 +949,36 @@ class Scanner:
             launch,
             info.prefix_rank is None and launch_rank is not None,
         )
+
+    def _place(
+        self,
+        block: bytes,
+        start: int,
+        offset_base: int,
+        info: LineInfo,
+        state: _FileState,
+        tail_cr: bool,
+    ) -> tuple[Timestamp | None, str | None]:
+        """The time and host of the matched line at `start`: its own, else what its look-back
+        finds (by the sweep when it can answer), and its stream's last host."""
+        time, host = info.time, info.host
+        if time is None or host is None:
+            stream = info.prefix_rank
+            memo = state.memos.get(stream)
+            swept = None
+            if state.sweep is not None:
+                # Only lines that look back move the sweep on: a log's supporting lines
+                # (NCCL INFO from every rank) never make it read the lines between them.
+                state.sweep.reach(start)
+                swept = state.sweep.answer(start, stream, memo)
+            found_time, found_host = swept or self._look_back(
+                block, start, offset_base, stream, state, tail_cr
+            )
+            time = time or found_time
+            host = host or found_host
+            if host is None and memo is not None:
+                host = memo.host  # a stream's host does not change
+        return time, host
 
     @staticmethod
     def _summary_rank(launch: LaunchReport, offset: int, state: _FileState) -> int | None:

@@ -52,7 +52,7 @@ from generator.diagnose.index import IndexEntry, SignatureIndex
 from generator.diagnose.launcher import LauncherName, exit_meaning
 from generator.diagnose.lineinfo import Timestamp
 from generator.diagnose.records import quick_init
-from generator.diagnose.scan import LineMatch
+from generator.diagnose.scan import LineMatch, Settled
 
 Role = Literal["root-cause", "collateral", "not-the-cause"]
 # What a finding made collateral by an unrecognised error names as its cause.
@@ -267,6 +267,28 @@ class Tally:
                 hit = tally.firsts.add(match, hit)
                 if match.rank is not None and not match.rank_from_launcher:
                     hit = tally.ranked.add(match, hit)
+
+    def add_settled(self, settled: Settled) -> None:
+        """Count in the lines a scan counted rather than reported, and empty `settled`. Each is
+        of a stream, with signatures, that a line given to `add` had: no entry's first line
+        of its stream, and with no evidence or launcher's report, so `add` would change only
+        the counts this changes."""
+        for (_, numbers, rank), repeat in settled.counts.items():
+            roles = self._roles.get(numbers)
+            if roles is None:
+                roles = self._roles_of(numbers)
+            for entry, found in roles.items():
+                if "context" in found:
+                    self.context[entry] += repeat
+                if "defining" in found:
+                    tally = self.defining[entry]
+                elif "harmless" in found:
+                    tally = self.harmless[entry]
+                else:
+                    continue
+                tally.count += repeat
+                tally.rank_counts[rank] += repeat
+        settled.counts.clear()
 
     def _known(self, numbers: tuple[int, ...], roles: dict[str, set[str]]) -> bool:
         """Whether the signatures make the line a known entry's (defining or harmless): a

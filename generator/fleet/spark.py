@@ -26,7 +26,7 @@ from generator.diagnose.index import SignatureIndex, index_json, load_index
 from generator.diagnose.inputs import LogInput, OpenLog, _natural
 from generator.diagnose.lineinfo import rank_from_path
 from generator.diagnose.report import json_report
-from generator.diagnose.scan import LogReadError, Scanner, ScanProblem, ScanStats
+from generator.diagnose.scan import LogReadError, Scanner, ScanProblem, ScanStats, Settled
 from generator.diagnose.triage import Tally, triage
 
 JOB_SCHEMA = (
@@ -51,7 +51,7 @@ def diagnose_job(
     A scanner keeps no state between logs, so one per task serves all its jobs: building one
     compiles the prefilter, the slow part of starting a diagnosis."""
     scanner = scanner or Scanner(index)
-    tally, stats = Tally(index), ScanStats()
+    tally, stats, settled = Tally(index), ScanStats(), Settled()
     problems: list[ScanProblem] = []
     ordered = sorted(files, key=lambda f: _order(f[0]))
     for number, (rel, raw) in enumerate(ordered):
@@ -64,9 +64,16 @@ def diagnose_job(
         with opened:
             tally.add_all(
                 scanner.scan(
-                    opened.read, name, number, stats, problems, file_rank=rank_from_path(name)
+                    opened.read,
+                    name,
+                    number,
+                    stats,
+                    problems,
+                    file_rank=rank_from_path(name),
+                    settled=settled,
                 )
             )
+            tally.add_settled(settled)
     # The same report as `diagnose --json`, whose first key names the catalog it used.
     report = json_report(triage(tally), {"catalog": index.data.catalog})
     data = json.loads(report)

@@ -1,0 +1,288 @@
+"""Lines counted, not reported (scan.py `Settled`, triage.py `Tally.add_settled`).
+
+Once a scan has reported a line of a stream with some signatures, a later line of that stream
+with the same signatures, and no evidence or launcher's report of its own, only adds to the
+counts. The scanner counts such a line instead of making it a LineMatch. It still moves its
+stream's memo and the sweep on, so the lines after it read alike. The diagnosis must be the
+one that reporting every line gives, byte for byte.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from catalog import index
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from generator.diagnose import scan
+from generator.diagnose.lineinfo import LineInfo, ascii_shape, rank_from_path, read_line
+from generator.diagnose.report import json_report
+from generator.diagnose.scan import LineMatch, Scanner, ScanStats, Settled
+from generator.diagnose.triage import Tally, triage
+
+INDEX = index()
+WATCHDOG = (
+    "[rank{r}]:[E626 06:{m:02d}:{s:02d}.{us:06d}000 ProcessGroupNCCL.cpp:616] [Rank {r}] "
+    "Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, "
+    "NumelIn={n}, NumelOut={n}, Timeout(ms)=600000) ran for {ms} milliseconds before timing out."
+)
+
+
+def scanned(
+    logs: list[bytes], settle: bool, chunk: int = scan.CHUNK_BYTES
+) -> tuple[Tally, list[LineMatch], Settled]:
+    """The tally of `logs` (one file each), the LineMatches the scan made, and what it counted."""
+    saved = scan.CHUNK_BYTES
+    scan.CHUNK_BYTES = chunk
+    try:
+        tally, made, settled = Tally(INDEX), [], Settled()
+        counted = Settled()
+        scanner = Scanner(INDEX)
+        for number, raw in enumerate(logs):
+            lines = scanner.scan(
+                io.BytesIO(raw).read,
+                f"rank{number}.log" if number else "train.log",
+                number,
+                ScanStats(),
+                [],
+                file_rank=rank_from_path(f"rank{number}.log" if number else "train.log"),
+                settled=settled if settle else None,
+            )
+            for match in lines:
+                made.append(match)
+                tally.add(match)
+            counted.counts.update(settled.counts)
+            tally.add_settled(settled)
+            assert settled.counts == {}
+        return tally, made, counted
+    finally:
+        scan.CHUNK_BYTES = saved
+
+
+def storm(lines: int, ranks: int) -> bytes:
+    return "".join(
+        WATCHDOG.format(
+            r=i % ranks, m=i // 600 % 60, s=i // 10 % 60, us=i * 7919 % 10**6,
+            seq=46 + i // ranks, n=i * 31 % 9973 + 1, ms=600000 + i % 97,
+        ) + "\n"
+        for i in range(lines)
+    ).encode()  # fmt: skip
+
+
+def reported(every: list[LineMatch], streams: int = scan.CACHED_STREAMS) -> list[LineMatch]:
+    """The lines of a storm a counting scan still reports: each line of a shape not seen
+    before (it is read in full, which tells what a shape carries), and each line of a
+    (signatures, rank) pair not reported before, while fewer than `streams` pairs were."""
+    shapes: set[bytes] = set()
+    pairs: set[tuple[tuple[int, ...], int | None]] = set()
+    kept = []
+    for match in every:
+        shape = ascii_shape(match.text.encode())
+        pair = (match.signatures, match.rank)
+        if shape not in shapes or pair not in pairs:
+            kept.append(match)
+            if len(pairs) < streams:
+                pairs.add(pair)
+        shapes.add(shape)
+    return kept
+
+
+def test_a_storm_makes_one_line_match_per_stream_and_counts_the_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    raw = storm(5_000, 100)
+    heads: list[str] = []  # the heads look-backs and the sweep read, apart from the lines' own
+
+    def reading(text: str) -> LineInfo:
+        heads.append(text)
+        return read_line(text)
+
+    monkeypatch.setattr(scan, "read_line", reading)
+    plain, every, _ = scanned([raw], settle=False)
+    read_by_plain, heads[:] = list(heads), []
+    tally, made, counted = scanned([raw], settle=True)
+    # A counted line is given to the sweep as it was read: no look-back reads it again.
+    assert heads == read_by_plain
+    assert len(every) == 5_000
+    # The first line of each rank, as the plain scan reads it, and the first of each shape.
+    assert made == reported(every)
+    assert 100 < len(made) < 120
+    (numbers,) = {m.signatures for m in every}
+    assert sum(counted.counts.values()) == 5_000 - len(made)
+    assert counted.counts == {
+        (0, numbers, r): 50 - sum(m.rank == r for m in made) for r in range(100)
+    }
+    assert json_report(triage(tally), {}) == json_report(triage(plain), {})
+    assert tally.defining == plain.defining
+    assert tally.context == plain.context
+
+
+def test_past_cached_streams_a_line_of_a_new_stream_is_reported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(scan, "CACHED_STREAMS", 10)
+    raw = storm(3_000, 30)
+    plain, every, _ = scanned([raw], settle=False)
+    tally, made, counted = scanned([raw], settle=True)
+    # Ten (signatures, rank) pairs are kept: the other 20 ranks report every line.
+    assert made == reported(every, streams=10)
+    assert sum(m.rank is not None and m.rank >= 10 for m in made) == 20 * 100
+    (numbers,) = {m.signatures for m in every}
+    assert counted.counts == {
+        (0, numbers, r): 100 - sum(m.rank == r for m in made) for r in range(10)
+    }
+    assert json_report(triage(tally), {}) == json_report(triage(plain), {})
+
+
+def test_evidence_and_launcher_lines_are_always_reported() -> None:
+    srun = "srun: error: node-{h}: task {t}: Exited with exit code 1\n"
+    error = "[rank{r}]: RuntimeError: step {n} failed\n"
+    raw = "".join(srun.format(h=i % 3, t=i % 2) + error.format(r=i % 2, n=i) for i in range(40))
+    plain, every, _ = scanned([raw.encode()], settle=False)
+    tally, made, counted = scanned([raw.encode()], settle=True)
+    assert made == every
+    assert counted.counts == {}
+    assert json_report(triage(tally), {}) == json_report(triage(plain), {})
+
+
+WATCH = (
+    "[Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={n}, "
+    "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 60000{n} "
+    "milliseconds before timing out."
+)
+STAMP = "[E626 06:00:01.000001 7 x.cpp:1] node-1:77:77 "
+FILLER = ["[rank1]: step 5 loss 2.5"]
+OOM_LINE = (
+    "[rank0]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
+    "total capacity of 79.15 GiB of which 1.33 GiB is free."
+)
+CONTEXT = "[rank0]:To avoid data inconsistency, we are taking the entire process down."
+ELASTIC = "[default0]:failed (exitcode: 1) local_rank: {r} (pid: 41) of binary: /usr/bin/python"
+# Each log has a counted line whose effect on the lines after it shows in the diagnosis.
+AFTER_COUNTED = {
+    # Its time is inherited through the memos: the OOM line's look-back ends on the counted
+    # line and takes its time; without that memo, the walk stops short of any time.
+    "memo": [
+        "[rank0]:" + STAMP + WATCH.format(r=0, n=1),
+        *FILLER * 10,
+        "[rank0]:" + WATCH.format(r=0, n=2),
+        *FILLER * 10,
+        "[rank0]:" + WATCH.format(r=0, n=3),  # counted
+        *FILLER * 60,
+        OOM_LINE,
+    ],
+    # A supporting line is no memo: counted, it must not become one.
+    "supporting": [
+        "[rank0]:" + STAMP + WATCH.format(r=0, n=1),
+        *FILLER * 50,
+        CONTEXT,
+        *FILLER,  # two in a row would be one line standing twice
+        CONTEXT,  # counted
+        *FILLER * 50,
+        OOM_LINE,
+    ],
+    # A line without a prefix in rank1.log is rank 1's, whatever rank its text names.
+    "rank": [
+        "[rank2]:" + WATCH.format(r=2, n=1),
+        WATCH.format(r=2, n=2),
+        WATCH.format(r=2, n=3),  # counted, as rank 1's
+    ],
+    # A launcher's report is never only a count: the second names another rank.
+    "launcher": [ELASTIC.format(r=0), ELASTIC.format(r=1)],
+}
+
+
+@pytest.mark.parametrize("case", sorted(AFTER_COUNTED))
+def test_a_counted_line_leaves_what_a_reported_line_leaves(case: str) -> None:
+    raw = "".join(line + "\n" for line in AFTER_COUNTED[case]).encode()
+    logs = [b"", raw] if case == "rank" else [raw]  # the second file is rank1.log
+    plain, _, _ = scanned(logs, settle=False)
+    tally, _, counted = scanned(logs, settle=True)
+    assert json_report(triage(tally), {}) == json_report(triage(plain), {})
+    assert (tally.defining, tally.context, tally.witnesses) == (
+        plain.defining,
+        plain.context,
+        plain.witnesses,
+    )
+    assert (
+        sum(counted.counts.values()) == {"memo": 1, "supporting": 1, "rank": 1, "launcher": 0}[case]
+    )
+
+
+RANK = st.integers(0, 3)
+TIME = st.one_of(
+    st.just(""),
+    st.builds(
+        lambda mo, m, s, us: f"[E{mo:02d}26 06:{m:02d}:{s:02d}.{us:06d} 7 x.cpp:1] ",
+        st.sampled_from([6, 13]),  # month 13: the line's time falls through, as invalid
+        st.integers(0, 59),
+        st.integers(0, 59),
+        st.integers(0, 10**6 - 1),
+    ),
+)
+HOST = st.sampled_from(["", "node-1:77:77 ", "node-2:88:88 "])
+BODY = st.sampled_from(
+    [
+        "[Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={n}, "
+        "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 6000{n} "
+        "milliseconds before timing out.",
+        "To avoid data inconsistency, we are taking the entire process down.",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {n}.00 GiB. GPU 0 has a "
+        "total capacity of 79.15 GiB of which 1.33 GiB is free.",
+        "NET/Plugin : No plugin found (libnccl-net.so)",
+        "CUDA error: uncorrectable ECC error encountered",
+        "RuntimeError: step {n} failed",
+        "srun: error: node-{r}: task {r}: Exited with exit code {n}",
+        "step {n} loss 2.{n}",
+        "CUDA kernel errors might be asynchronously reported at some other API call, so {n}",
+        "failed (exitcode: {n}) local_rank: {r} (pid: 4{n}) of binary: python",
+        "[Rank {r}] NCCL watchdog thread terminated with exception: step {n}",
+    ]
+)
+LINE = st.builds(
+    lambda prefix, r, time, host, body, n: (
+        (f"[rank{r}]:" if prefix else "") + time + host + body.format(r=r, n=n)
+    ),
+    st.booleans(),
+    RANK,
+    TIME,
+    HOST,
+    BODY,
+    st.integers(0, 99),
+)
+LOG = st.lists(LINE, min_size=1, max_size=80).map(lambda ls: "".join(x + "\n" for x in ls))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(LOG, min_size=1, max_size=3),
+    st.sampled_from([64, 4096, scan.CHUNK_BYTES]),
+    st.sampled_from([(scan.LOOKBACK_LINES, scan.LOOKBACK_BYTES), (3, 400), (1, 200)]),
+)
+def test_counting_lines_never_changes_a_diagnosis(
+    logs: list[str], chunk: int, window: tuple[int, int]
+) -> None:
+    # Narrow windows make the look-backs end on memos, and so test that counted lines leave
+    # the memos and the sweep as reported lines would.
+    saved = scan.LOOKBACK_LINES, scan.LOOKBACK_BYTES
+    scan.LOOKBACK_LINES, scan.LOOKBACK_BYTES = window
+    try:
+        raws = [log.encode() for log in logs]
+        plain, every, _ = scanned(raws, settle=False, chunk=chunk)
+        tally, made, counted = scanned(raws, settle=True, chunk=chunk)
+    finally:
+        scan.LOOKBACK_LINES, scan.LOOKBACK_BYTES = saved
+    assert json_report(triage(tally), {}) == json_report(triage(plain), {})
+    assert (tally.defining, tally.harmless, tally.context) == (
+        plain.defining,
+        plain.harmless,
+        plain.context,
+    )
+    assert (tally.evidence, tally.witnesses) == (plain.evidence, plain.witnesses)
+    # What was made is what the plain scan made, less the lines counted.
+    assert sum(m.repeat for m in made) + sum(counted.counts.values()) == sum(
+        m.repeat for m in every
+    )
+    assert all(m in every for m in made)
