@@ -406,30 +406,32 @@ def read_parts_by(plan: HeadPlan, text: str) -> tuple[LineInfo, str, str]:
     return _read_by(plan, text[:HEAD_CHARS])
 
 
-def read_info_by(plan: HeadPlan, text: str) -> LineInfo:
-    """`read_parts_by(plan, text)`'s LineInfo alone: what a line the scanner only counts needs."""
-    return _info_by(plan, text[:HEAD_CHARS])
-
-
-def _info_by(plan: HeadPlan, text: str) -> LineInfo:
-    time, host = _first_time(plan.stamps, text)
-    if time is None and plan.lead_stamps:
-        time, _ = _first_time(plan.lead_stamps, text)
-    if host is None and plan.host is not None:
-        host = text[plan.host[0] : plan.host[1]]
+def read_ranks_by(plan: HeadPlan, text: str) -> tuple[int | None, int | None]:
+    """`read_parts_by(plan, text)`'s prefix rank and text rank alone, no time read (a plan's
+    places all lie in the head, so `text` need not be cut to it)."""
     prefix, ranked = plan.prefix_rank, plan.text_rank
-    return LineInfo(
+    return (
         int(text[prefix[0] : prefix[1]]) if prefix is not None else None,
         int(text[ranked[0] : ranked[1]]) if ranked is not None else None,
-        time,
-        host,
     )
 
 
 def _read_by(plan: HeadPlan, text: str) -> tuple[LineInfo, str, str]:
     """What `text` says, read by a plan made from it or from a line of the same shape."""
+    time, host = _first_time(plan.stamps, text)
+    if time is None and plan.lead_stamps:
+        time, _ = _first_time(plan.lead_stamps, text)
+    if host is None and plan.host is not None:
+        host = text[plan.host[0] : plan.host[1]]
+    prefix, ranked = plan.prefix_rank, plan.text_rank  # as read_ranks_by, without its call
+    info = LineInfo(
+        int(text[prefix[0] : prefix[1]]) if prefix is not None else None,
+        int(text[ranked[0] : ranked[1]]) if ranked is not None else None,
+        time,
+        host,
+    )
     start, end = plan.head
-    return _info_by(plan, text), text[plan.body : end], text[start:end]
+    return info, text[plan.body : end], text[start:end]
 
 
 _SUFFIXES = (".gz", ".bz2", ".xz", ".log", ".txt", ".out", ".err")

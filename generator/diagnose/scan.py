@@ -46,11 +46,11 @@ from generator.diagnose.lineinfo import (
     Timestamp,
     ascii_shape,
     plan_of_shape,
-    read_info_by,
     read_line,
     read_line_body,
     read_line_parts,
     read_parts_by,
+    read_ranks_by,
 )
 from generator.diagnose.paste import unwrap
 from generator.diagnose.prefilter import Prefilter, make_prefilter
@@ -70,6 +70,9 @@ CACHED_SHAPES = 4096  # line shapes whose verification is kept (Scanner._shapes)
 CACHED_HEADS = 1 << 16  # lines a block's look-backs keep (_FileState.heads), at most
 CACHED_STREAMS = 1 << 16  # streams whose last match a file keeps (_set_memo), at most
 SWEEP_GAP = 8  # lines between two matches that _Sweep reads rather than begin anew
+# After this many lines in a row that Scanner._count could not count, it tries one in this many
+# until one is counted: in a log where every line is a new stream, trying costs without gain.
+COUNT_MISSES = 64
 # The literals the scanner looks for besides the signatures' anchors, in a fixed order.
 EXTRA_ANCHORS: tuple[str, ...] = tuple(dict.fromkeys((*launcher.ANCHORS, *evidence.ANCHORS)))
 
@@ -315,6 +318,8 @@ class _FileState:
     # (signatures, rank) of the lines reported, while a scan counts lines (Settled); at most
     # CACHED_STREAMS, past which a line of a new pair is reported, as without counting.
     reported: set[tuple[tuple[int, ...], int | None]] = field(default_factory=set)
+    count_misses: int = 0  # lines in a row _count did not count
+    count_rest: int = 0  # lines _count passes over before it tries again
 
 
 def _set_memo(state: _FileState, stream: int | None, memo: _Memo) -> None:
@@ -655,14 +660,12 @@ class Scanner:
                 counted_to = start
                 end = min(_line_end(block, start, has_cr), start + cap)
                 raw = block[start:end]
-                if (
-                    settled is not None
-                    and start not in runs
-                    and start not in exceptions
-                    and self._count(block, start, end, raw, starts[start], offset_base, state,
-                                    tail_cr, settled)
-                ):  # fmt: skip
-                    continue
+                if settled is not None and start not in runs and start not in exceptions:
+                    if state.count_rest:  # passed over untried (_count)
+                        state.count_rest -= 1
+                    elif self._count(block, start, end, raw, starts[start], offset_base, state,
+                                     tail_cr, settled):  # fmt: skip
+                        continue
                 read = self._lines.get(raw)
                 if read is None:
                     read = self._read(raw, starts[start])
@@ -729,11 +732,35 @@ class Scanner:
         tail_cr: bool,
         settled: Settled,
     ) -> bool:
-        """Count the line at `start` in `settled`, when only its count is needed (Settled): an
-        ASCII line of a shape known to carry no evidence and no launcher's report, whose
-        signatures and rank a line reported already. Its stream's memo and the sweep move on
-        as `_match` and `take` would move them, so the lines after it read as they would.
-        Whether it was counted (a line that was not is read and matched as any other)."""
+        """Whether the line at `start` was counted in `settled` (`_count_line`); a line that was
+        not is read and matched as any other. Lines are passed over untried after a run of
+        COUNT_MISSES misses (`_block` passes them), which only moves work between the two
+        paths."""
+        if not self._count_line(raw, anchors, block, start, end, offset_base, state, tail_cr,
+                                settled):  # fmt: skip
+            state.count_misses += 1
+            if state.count_misses >= COUNT_MISSES:
+                state.count_rest = COUNT_MISSES - 1
+            return False
+        state.count_misses = 0
+        return True
+
+    def _count_line(
+        self,
+        raw: bytes,
+        anchors: set[int],
+        block: bytes,
+        start: int,
+        end: int,
+        offset_base: int,
+        state: _FileState,
+        tail_cr: bool,
+        settled: Settled,
+    ) -> bool:
+        """Count the line in `settled` when only its count is needed (Settled): an ASCII line
+        of a shape known to carry no evidence and no launcher's report, whose signatures and
+        rank a line reported already. Its stream's memo and the sweep move on as `_match` and
+        `take` would move them, so the lines after it read as they would."""
         if not raw.isascii():
             return False
         found = frozenset(anchors)
@@ -742,13 +769,15 @@ class Scanner:
         shape = self._shapes.get((ascii_shape(raw), found))
         if shape is None or shape.quiet != (None,) or not shape.numbers:
             return False
-        info = read_info_by(shape.plan, raw.decode())
-        rank = info.prefix_rank
+        text = raw.decode()
+        # The rank first: a line of a new stream (a log of a million ranks) reads no time here.
+        stream, text_rank = read_ranks_by(shape.plan, text)
+        rank = stream
         if rank is None:  # no launcher's report: the rank _match would choose
-            rank = state.file_rank if state.file_rank is not None else info.text_rank
+            rank = state.file_rank if state.file_rank is not None else text_rank
         if (shape.numbers, rank) not in state.reported:
             return False
-        stream = info.prefix_rank
+        info = read_parts_by(shape.plan, text)[0]
         if not shape.supporting:
             time, host = self._place(block, start, offset_base, info, state, tail_cr)
             _set_memo(state, stream, _Memo(offset_base + start, time, host))
