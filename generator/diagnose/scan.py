@@ -70,8 +70,8 @@ CACHED_SHAPES = 4096  # line shapes whose verification is kept (Scanner._shapes)
 CACHED_HEADS = 1 << 16  # lines a block's look-backs keep (_FileState.heads), at most
 CACHED_STREAMS = 1 << 16  # streams whose last match a file keeps (_set_memo), at most
 SWEEP_GAP = 8  # lines between two matches that _Sweep reads rather than begin anew
-# After this many lines in a row that Scanner._count could not count, it tries one in this many
-# until one is counted: in a log where every line is a new stream, trying costs without gain.
+# After this many lines in a row that Scanner._count_line could not count, it tries one in this
+# many until one is counted: in a log where every line is a new stream, trying costs without gain.
 COUNT_MISSES = 64
 # The literals the scanner looks for besides the signatures' anchors, in a fixed order.
 EXTRA_ANCHORS: tuple[str, ...] = tuple(dict.fromkeys((*launcher.ANCHORS, *evidence.ANCHORS)))
@@ -318,8 +318,7 @@ class _FileState:
     # (signatures, rank) of the lines reported, while a scan counts lines (Settled); at most
     # CACHED_STREAMS, past which a line of a new pair is reported, as without counting.
     reported: set[tuple[tuple[int, ...], int | None]] = field(default_factory=set)
-    count_misses: int = 0  # lines in a row _count did not count
-    count_rest: int = 0  # lines _count passes over before it tries again
+    count_misses: int = 0  # lines in a row not counted, tried or not (COUNT_MISSES)
 
 
 def _set_memo(state: _FileState, stream: int | None, memo: _Memo) -> None:
@@ -661,11 +660,17 @@ class Scanner:
                 end = min(_line_end(block, start, has_cr), start + cap)
                 raw = block[start:end]
                 if settled is not None and start not in runs and start not in exceptions:
-                    if state.count_rest:  # passed over untried (_count)
-                        state.count_rest -= 1
-                    elif self._count(block, start, end, raw, starts[start], offset_base, state,
-                                     tail_cr, settled):  # fmt: skip
+                    # Past COUNT_MISSES misses in a row, one line in COUNT_MISSES is tried: a
+                    # line not counted is read and matched as any other, so this only moves
+                    # work between the two paths.
+                    misses = state.count_misses
+                    if (misses < COUNT_MISSES or (misses + 1) % COUNT_MISSES == 0) and (
+                        self._count_line(raw, starts[start], block, start, end, offset_base,
+                                         state, tail_cr, settled)
+                    ):  # fmt: skip
+                        state.count_misses = 0
                         continue
+                    state.count_misses = misses + 1
                 read = self._lines.get(raw)
                 if read is None:
                     read = self._read(raw, starts[start])
@@ -720,31 +725,6 @@ class Scanner:
         state.prev_tail = joined[-LOOKBACK_BYTES:]
         return len(block)
 
-    def _count(
-        self,
-        block: bytes,
-        start: int,
-        end: int,
-        raw: bytes,
-        anchors: set[int],
-        offset_base: int,
-        state: _FileState,
-        tail_cr: bool,
-        settled: Settled,
-    ) -> bool:
-        """Whether the line at `start` was counted in `settled` (`_count_line`); a line that was
-        not is read and matched as any other. Lines are passed over untried after a run of
-        COUNT_MISSES misses (`_block` passes them), which only moves work between the two
-        paths."""
-        if not self._count_line(raw, anchors, block, start, end, offset_base, state, tail_cr,
-                                settled):  # fmt: skip
-            state.count_misses += 1
-            if state.count_misses >= COUNT_MISSES:
-                state.count_rest = COUNT_MISSES - 1
-            return False
-        state.count_misses = 0
-        return True
-
     def _count_line(
         self,
         raw: bytes,
@@ -761,12 +741,8 @@ class Scanner:
         of a shape known to carry no evidence and no launcher's report, whose signatures and
         rank a line reported already. Its stream's memo and the sweep move on as `_match` and
         `take` would move them, so the lines after it read as they would."""
-        if not raw.isascii():
-            return False
-        found = frozenset(anchors)
-        if not self._blind_sets.get(found):
-            return False  # verified line by line, or never seen: _read decides
-        shape = self._shapes.get((ascii_shape(raw), found))
+        key = self._shape_key(raw, anchors)
+        shape = self._shapes.get(key) if key is not None else None
         if shape is None or shape.quiet != (None,) or not shape.numbers:
             return False
         text = raw.decode()
@@ -783,8 +759,8 @@ class Scanner:
             _set_memo(state, stream, _Memo(offset_base + start, time, host))
         assert state.sweep is not None  # made for the block before any line is read
         state.sweep.take(start, end, 0, 1, stream, state, info)
-        key = (state.file_index, shape.numbers, rank)
-        settled.counts[key] = settled.counts.get(key, 0) + 1
+        counted = (state.file_index, shape.numbers, rank)
+        settled.counts[counted] = settled.counts.get(counted, 0) + 1
         return True
 
     def _exception_lines(
@@ -839,12 +815,8 @@ class Scanner:
         the anchors the prefilter found on it, another). An ASCII line whose anchors' signatures
         are all digit-blind is verified once per shape: the signatures it matches, and the plan
         its head is read by, are its shape's; all else is read from its own bytes."""
-        found = frozenset(anchors)
-        shaped = self._blind_sets.get(found)
-        if shaped is None:
-            shaped = self._blind_set(found)
-        if shaped and raw.isascii():
-            key = (ascii_shape(raw), found)
+        key = self._shape_key(raw, anchors)
+        if key is not None:
             known = self._shapes.get(key)
             text = raw.decode()
             if known is None:
@@ -865,6 +837,15 @@ class Scanner:
         numbers = self._verify(raw, text, anchors)
         supporting = self._context_only(numbers)
         return self._described(text, anchors, numbers, supporting, read_line_parts(text))
+
+    def _shape_key(self, raw: bytes, anchors: set[int]) -> tuple[bytes, frozenset[int]] | None:
+        """The key of the line's shape in `_shapes`, or None for a line verified by itself: a
+        non-ASCII line, or one whose anchors are not all digit-blind (`_blind_set`)."""
+        found = frozenset(anchors)
+        shaped = self._blind_sets.get(found)
+        if shaped is None:
+            shaped = self._blind_set(found)
+        return (ascii_shape(raw), found) if shaped and raw.isascii() else None
 
     def _blind_set(self, anchors: frozenset[int]) -> bool:
         """Whether lines holding these anchors are verified by their shape: every signature of

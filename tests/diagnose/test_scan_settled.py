@@ -79,19 +79,13 @@ def reported(every: list[LineMatch], streams: int = scan.CACHED_STREAMS) -> list
     shapes: set[bytes] = set()
     pairs: set[tuple[tuple[int, ...], int | None]] = set()
     kept = []
-    misses = rest = 0
+    misses = 0
     for match in every:
         shape = ascii_shape(match.text.encode())
         pair = (match.signatures, match.rank)
-        counted = False
-        if rest:
-            rest -= 1
-        elif shape in shapes and pair in pairs:
-            counted, misses = True, 0
-        else:
-            misses += 1
-            if misses >= scan.COUNT_MISSES:
-                rest = scan.COUNT_MISSES - 1
+        tried = misses < scan.COUNT_MISSES or (misses + 1) % scan.COUNT_MISSES == 0
+        counted = tried and shape in shapes and pair in pairs
+        misses = 0 if counted else misses + 1
         if not counted:
             kept.append(match)
             if len(pairs) < streams:
