@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from generator.diagnose.paste import Span, wrapper_spans
@@ -209,6 +210,12 @@ def _glog_second(date: str, hour: str, minute: str, second: str) -> tuple[str, f
     # the very float it gives.
     to_minute = _MONTH_START[month] + (day - 1) * 86400.0 + h * 3600.0 + m * 60.0
     return "--%02d-%02dT%02d:%02d:%02d" % (month, day, h, m, sec), to_minute, sec  # noqa: UP031
+
+
+@functools.lru_cache(maxsize=1024)
+def _glog_second_of(clock: str) -> tuple[str, float, int] | None:
+    """`_glog_second` of a glog time's date to its second as one text (`626 06:24:44`)."""
+    return _glog_second(clock[:-9], clock[-8:-6], clock[-5:-3], clock[-2:])
 
 
 def _yearless_glog(date: str, hour: str, minute: str, second: str, frac: str) -> Timestamp | None:
@@ -414,6 +421,46 @@ def read_ranks_by(plan: HeadPlan, text: str) -> tuple[int | None, int | None]:
         int(text[prefix[0] : prefix[1]]) if prefix is not None else None,
         int(text[ranked[0] : ranked[1]]) if ranked is not None else None,
     )
+
+
+def has_time_by(plan: HeadPlan, text: str) -> bool:
+    """Whether `read_parts_by(plan, text)` reads a time, found without making it: a glog time
+    without a year is valid by its second alone (`_glog_second`, kept for a storm's lines)."""
+    for candidates in (plan.stamps, plan.lead_stamps):
+        for kind, places, _ in candidates:
+            if kind == "glog" and places[0].stop - places[0].start != 8:
+                # Date to second, one slice: `626 06:24:44` (the groups' fixed layout).
+                if _glog_second_of(text[places[0].start : places[3].stop]) is not None:
+                    return True
+            elif _from_groups(kind, tuple(map(text.__getitem__, places))) is not None:
+                return True
+    return False
+
+
+def time_test_of(plan: HeadPlan) -> Callable[[str], bool]:
+    """`has_time_by(plan, text)` as a test of one text, for the lines of the plan's shape: a
+    storm's lines mostly print a glog time without a year first, and a valid one ends it."""
+    if plan.stamps:
+        kind, places, _ = plan.stamps[0]
+        if kind == "glog" and places[0].stop - places[0].start != 8:
+            clock = slice(places[0].start, places[3].stop)
+
+            def test(text: str) -> bool:
+                return _glog_second_of(text[clock]) is not None or has_time_by(plan, text)
+
+            return test
+    return functools.partial(has_time_by, plan)
+
+
+def own_host_of(plan: HeadPlan) -> tuple[bool, Span | None]:
+    """Whether the plan alone decides the own host (`read_parts_by`'s `host`) of every line of
+    its shape, and if so its place, or None when they name none. A syslog time names a host,
+    so in a head that may hold one the host depends on which time is valid."""
+    if any(kind == "syslog" for kind, _, _ in plan.stamps):
+        return False, None
+    if plan.host is not None and plan.host[1] <= plan.host[0]:
+        return False, None  # an empty host reads as none where it is inherited
+    return True, plan.host
 
 
 def _read_by(plan: HeadPlan, text: str) -> tuple[LineInfo, str, str]:

@@ -20,7 +20,10 @@ from generator.diagnose.lineinfo import (
     Timestamp,
     _plan,
     _read_by,
+    has_time_by,
+    own_host_of,
     read_line_parts,
+    time_test_of,
 )
 
 DIGITS = st.text(alphabet="0123456789", min_size=1, max_size=4)
@@ -79,6 +82,58 @@ def test_a_line_and_its_shape_have_one_plan(text: str) -> None:
 @given(LINES)
 def test_a_line_reads_alike_by_its_shape_s_plan(text: str) -> None:
     assert read_line_parts(text) == _read_by(_plan(text), text)
+
+
+@st.composite
+def timed(draw: st.DrawFn) -> str:
+    """A head of times and hosts whose fields have their patterns' widths, so that most of
+    them are read as times, valid or not by their values."""
+
+    def d(width: int) -> str:
+        if width == 2:  # valid and invalid months, days, hours, minutes and seconds
+            return draw(
+                st.sampled_from(["00", "01", "06", "12", "13", "23", "24", "31", "59", "61"])
+            )
+        if width == 8:  # a glog date with its year
+            return draw(st.sampled_from(["20240626", "20240230", "20241301"]))
+        return draw(st.text(alphabet="0123456789", min_size=width, max_size=width))
+
+    pieces = [
+        lambda: f"[rank{d(1)}]:",
+        lambda: f"[E{d(3)} {d(2)}:{d(2)}:{d(2)}.{d(6)} x.cpp:1] ",
+        lambda: f"I{d(4)} {d(2)}:{d(2)}:{d(2)}.{d(3)} ",
+        lambda: f"W{d(8)} {d(2)}:{d(2)}:{d(2)}.{d(3)} ",
+        lambda: f"{d(4)}-{d(2)}-{d(2)}T{d(2)}:{d(2)}:{d(2)}.{d(3)}Z ",
+        lambda: f"{d(4)}-{d(2)}-{d(2)} {d(2)}:{d(2)}:{d(2)},{d(3)}+{d(2)}:00 ",
+        lambda: f"Jun {d(2)} {d(2)}:{d(2)}:{d(2)} gpu{d(1)} kernel: ",
+        lambda: f"[Wed Jun {d(2)} {d(2)}:{d(2)}:{d(2)} {d(4)}] ",
+        lambda: f"[ {d(3)}.{d(6)}] ",
+        lambda: f"gpu-a{d(2)}:{d(2)}:{d(2)} [{d(1)}] NCCL INFO ",
+        lambda: f"[pod/train-worker-{d(1)}/pytorch] ",
+        lambda: f"2024-{d(2)}-{d(2)}T{d(2)}:{d(2)}:{d(2)}.{d(3)}Z [rank{d(1)}]:",  # a lead time
+        lambda: "Watchdog caught collective operation timeout ",
+    ]
+    chosen = draw(st.lists(st.sampled_from(range(len(pieces))), min_size=1, max_size=4))
+    return "".join(pieces[i]() for i in chosen)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.one_of(LINES, timed()), st.data())
+def test_a_plan_tells_a_time_and_the_host_without_reading_them(
+    text: str, data: st.DataObject
+) -> None:
+    # Another line of the same shape: the plan is the first line's, the values its own.
+    other = "".join(
+        data.draw(st.sampled_from("0123456789")) if c == "0" else c for c in shape(text)
+    )
+    plan = _plan(text)
+    decided, place = own_host_of(plan)
+    for line in (text, other):
+        info = _read_by(plan, line)[0]
+        assert has_time_by(plan, line) == (info.time is not None)
+        assert time_test_of(plan)(line) == (info.time is not None)
+        if decided:
+            assert info.host == (line[place[0] : place[1]] if place is not None else None)
 
 
 def test_lines_of_one_shape_read_their_own_values() -> None:
