@@ -45,14 +45,16 @@ from generator.diagnose.lineinfo import (
     LineInfo,
     Timestamp,
     ascii_shape,
+    own_host_of,
     plan_of_shape,
     read_line,
     read_line_body,
     read_line_parts,
     read_parts_by,
     read_ranks_by,
+    time_test_of,
 )
-from generator.diagnose.paste import unwrap
+from generator.diagnose.paste import Span, unwrap
 from generator.diagnose.prefilter import Prefilter, make_prefilter
 from generator.diagnose.records import quick_init
 from generator.diagnose.verify import Verifier
@@ -294,6 +296,9 @@ class _Shape:
     numbers: tuple[int, ...]
     supporting: bool
     plan: HeadPlan
+    # Whether the plan alone decides a line's own host, and where it lies (own_host_of).
+    host: tuple[bool, Span | None]
+    has_time: Callable[[str], bool]  # has_time_by, for lines of the shape (time_test_of)
     quiet: tuple[Kind | None] | None = None  # (kind,) once a line was no launcher's report
 
 
@@ -335,6 +340,12 @@ def _set_memo(state: _FileState, stream: int | None, memo: _Memo) -> None:
     memos[stream] = memo
 
 
+def _pending_count(
+    item: tuple[int | None, tuple[int, int, str, HeadPlan, str | None, int | None]],
+) -> int:
+    return item[1][1]  # the line's count in the segment (_Sweep.pending)
+
+
 class _Sweep:
     """The lines of a block read forward, in order, while its matches come thick.
 
@@ -367,6 +378,10 @@ class _Sweep:
         self.hosts: dict[int | None, tuple[int, str]] = {}
         # A stream's last match inside the segment: (its stream offset, its count).
         self.matches: dict[int | None, tuple[int, int]] = {}
+        # Counted lines read no further yet (defer), the last of each stream: (start, count,
+        # text, plan, host, count of the last that named its own host). While any wait, the
+        # times, hosts, matches and memos of their streams are not yet written (settle).
+        self.pending: dict[int | None, tuple[int, int, str, HeadPlan, str | None, int | None]] = {}
 
     def reach(self, start: int) -> None:
         """Read the lines up to the one at `start`, or begin a new segment there."""
@@ -463,6 +478,63 @@ class _Sweep:
         last = self.offset_base + start + (max(repeat, 1) - 1) * size
         if memo is not None and memo.offset == last:
             self.matches[stream] = (last, self.count - 1)
+
+    def defer(
+        self, start: int, end: int, stream: int | None, text: str, shape: _Shape, memo: _Memo | None
+    ) -> bool:
+        """Take the counted line at `start` (Scanner._count_line) without reading its time,
+        when what its look-back would find is known already: it is the next line of the
+        segment, and no line since its stream's last match named a host. Its own time must be
+        valid, so that its look-back gives only its host, which is its own or, from line to
+        line, its stream's last. `settle` later writes what the last of them leaves."""
+        if self.pos != start or shape.supporting or not shape.host[0]:
+            return False
+        pending = self.pending
+        before = pending.get(stream)
+        if before is not None:
+            host, host_at = before[4], before[5]
+        else:
+            if memo is None:
+                return False
+            # A match of the stream read in the segment: the lines since were all read (its
+            # last match, the memo, is that one or a later one).
+            known = self.matches.get(stream)
+            if known is None:
+                return False
+            # A line read since that named a host would be the one inherited. (One naming a
+            # time would not: the line's own time is valid, or it is not deferred.)
+            seen = self.hosts.get(stream)
+            if seen is not None and seen[0] > known[1]:
+                return False
+            host, host_at = memo.host, None
+        if not shape.has_time(text):
+            return False
+        ordinal = self.count
+        own = shape.host[1]
+        if own is not None:
+            host, host_at = text[own[0] : own[1]], ordinal
+        pending[stream] = (start, ordinal, text, shape.plan, host, host_at)
+        self.count = ordinal + 1
+        self.recent.append(start)
+        self.pos = end + 1
+        return True
+
+    def settle(self, state: _FileState) -> None:
+        """Write what the deferred lines leave, as reading each in turn would: the last of each
+        stream is its memo and its last time, and the last naming its own host, its host."""
+        base = self.offset_base
+        for stream, (start, ordinal, text, plan, host, host_at) in sorted(
+            self.pending.items(), key=_pending_count
+        ):
+            time = read_parts_by(plan, text)[0].time
+            offset = base + start
+            _set_memo(state, stream, _Memo(offset, time, host))
+            assert time is not None  # as the shape's has_time said when it was deferred
+            self.times[stream] = (ordinal, time)
+            if host_at is not None:
+                self.hosts[stream] = (host_at, host)  # type: ignore[assignment]  # named
+            self.matches[stream] = (offset, ordinal)
+        self.pending.clear()
 
     def answer(
         self, start: int, stream: int | None, memo: _Memo | None
@@ -680,6 +752,8 @@ class Scanner:
                         self._lines[raw] = read
                 if not (read.numbers or read.extra or start in exceptions):
                     continue
+                if sweep.pending:
+                    sweep.settle(state)
                 repeat, size = runs.get(start, (1, 0))
                 stream = read.info.prefix_rank
                 # On ASCII, the head a walk would read is the text the line was read by.
@@ -720,6 +794,8 @@ class Scanner:
                 if repeat > 1:
                     line += repeat - 1
                     counted_to = start + (repeat - 1) * size
+            if sweep.pending:
+                sweep.settle(state)
         # The last LOOKBACK_BYTES before the next block, however small the blocks are.
         joined = state.prev_tail + block if len(block) < LOOKBACK_BYTES else block
         state.prev_tail = joined[-LOOKBACK_BYTES:]
@@ -753,12 +829,16 @@ class Scanner:
             rank = state.file_rank if state.file_rank is not None else text_rank
         if (shape.numbers, rank) not in state.reported:
             return False
-        info = read_parts_by(shape.plan, text)[0]
-        if not shape.supporting:
-            time, host = self._place(block, start, offset_base, info, state, tail_cr)
-            _set_memo(state, stream, _Memo(offset_base + start, time, host))
-        assert state.sweep is not None  # made for the block before any line is read
-        state.sweep.take(start, end, 0, 1, stream, state, info)
+        sweep = state.sweep
+        assert sweep is not None  # made for the block before any line is read
+        if not sweep.defer(start, end, stream, text, shape, state.memos.get(stream)):
+            if sweep.pending:
+                sweep.settle(state)
+            info = read_parts_by(shape.plan, text)[0]
+            if not shape.supporting:
+                time, host = self._place(block, start, offset_base, info, state, tail_cr)
+                _set_memo(state, stream, _Memo(offset_base + start, time, host))
+            sweep.take(start, end, 0, 1, stream, state, info)
         counted = (state.file_index, shape.numbers, rank)
         settled.counts[counted] = settled.counts.get(counted, 0) + 1
         return True
@@ -823,8 +903,13 @@ class Scanner:
                 if len(self._shapes) >= CACHED_SHAPES:
                     self._shapes.clear()
                 numbers = self._verify(raw, text, anchors)
+                plan = plan_of_shape(key[0].decode())
                 known = self._shapes[key] = _Shape(
-                    numbers, self._context_only(numbers), plan_of_shape(key[0].decode())
+                    numbers,
+                    self._context_only(numbers),
+                    plan,
+                    own_host_of(plan),
+                    time_test_of(plan),
                 )
             parts = read_parts_by(known.plan, text)
             line = self._described(

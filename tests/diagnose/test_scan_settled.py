@@ -307,3 +307,179 @@ def test_counting_lines_never_changes_a_diagnosis(
         m.repeat for m in every
     )
     assert all(m in every for m in made)
+
+
+# Storms as deferred counting meets them (scan._Sweep.defer): runs of one signature's lines
+# from a few ranks, each with a valid time or not, a host or not, between lines of other
+# signatures and healthy lines that name a time or a host, whose readings show the memos.
+STORM_TIME = st.builds(
+    lambda mo, s, us: f"[E{mo:02d}26 06:00:{s:02d}.{us:06d} 7 x.cpp:1] ",
+    st.sampled_from([6, 6, 6, 13]),
+    st.integers(0, 59),
+    st.integers(100000, 999999),
+)
+# A burst: a run of watchdog lines from `ranks` ranks in turn, their times and hosts drawn in
+# turn from short lists, so that lines of one shape follow one another. Between bursts, lines
+# that look back (the OOM line has no time or host) and healthy lines naming a time or a host.
+BURST = st.builds(
+    lambda ranks, n, times, hosts: [
+        f"[rank{i % ranks}]:{times[i % len(times)]}{hosts[i % len(hosts)]}"
+        + WATCH.format(r=i % ranks, n=5)
+        for i in range(n)
+    ],
+    st.integers(1, 4),
+    st.integers(1, 40),
+    st.lists(st.one_of(*[STORM_TIME] * 6, st.just("")), min_size=1, max_size=3),
+    st.lists(st.sampled_from(["", "", "", "node-1:77:77 [0] "]), min_size=1, max_size=2),
+)
+BETWEEN = st.one_of(
+    st.builds(lambda r: [OOM_LINE.replace("[rank0]", f"[rank{r}]")], RANK),
+    st.builds(
+        lambda r, time, host: [f"[rank{r}]:{time}{host}step 5 loss 2.5"],
+        RANK,
+        st.one_of(STORM_TIME, st.just("")),
+        st.sampled_from(["", "node-3:99:99 [2] "]),
+    ),
+    st.just([""]),
+)
+STORM_LOG = st.lists(st.one_of(BURST, BETWEEN, BETWEEN), min_size=1, max_size=16).map(
+    lambda parts: "".join(line + "\n" for part in parts for line in part)
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(STORM_LOG, min_size=1, max_size=2),
+    st.sampled_from([512, 4096, scan.CHUNK_BYTES]),
+    st.sampled_from([(scan.LOOKBACK_LINES, scan.LOOKBACK_BYTES), (3, 400), (8, 2000)]),
+    st.sampled_from([scan.CACHED_STREAMS, 2]),
+)
+def test_deferred_counting_never_changes_what_a_line_reads(
+    logs: list[str], chunk: int, window: tuple[int, int], streams: int
+) -> None:
+    saved = scan.LOOKBACK_LINES, scan.LOOKBACK_BYTES, scan.CACHED_STREAMS
+    scan.LOOKBACK_LINES, scan.LOOKBACK_BYTES = window
+    scan.CACHED_STREAMS = streams  # memos forget streams, the least recently matched first
+    try:
+        raws = [log.encode() for log in logs]
+        plain, every, _ = scanned(raws, settle=False, chunk=chunk)
+        tally, made, counted = scanned(raws, settle=True, chunk=chunk)
+    finally:
+        scan.LOOKBACK_LINES, scan.LOOKBACK_BYTES, scan.CACHED_STREAMS = saved
+    assert json_report(triage(tally), {}) == json_report(triage(plain), {})
+    assert (tally.defining, tally.context) == (plain.defining, plain.context)
+    # Every line made reads the time and host the plain scan read: the memos agree.
+    assert all(m in every for m in made)
+    assert sum(m.repeat for m in made) + sum(counted.counts.values()) == sum(
+        m.repeat for m in every
+    )
+
+
+def _watch(rank: int, second: int, host: str = "") -> str:
+    return f"[rank{rank}]:[E0626 06:00:{second:02d}.100000 7 x.cpp:1] {host}" + WATCH.format(
+        r=rank, n=5
+    )
+
+
+PROBE = OOM_LINE  # rank 0's, with no time or host: it takes its stream's
+# Each log has deferred lines (scan._Sweep.defer) whose memo shows in a later line's reading.
+AFTER_DEFERRED = {
+    # A healthy line between names rank 0's host: the lines after it inherit it, so none of
+    # them is deferred with the host of the stream's last match.
+    "gap": [
+        *[_watch(0, s) for s in range(5)],
+        "[rank0]:node-3:99:99 [2] step 5 loss 2.5",
+        *[_watch(0, s) for s in range(10, 13)],
+        PROBE,
+    ],
+    # The same, read by another line's look-back before rank 0's next line.
+    "read-between": [
+        _watch(0, 1),
+        "[rank0]:node-3:99:99 [2] step 5 loss 2.5",
+        PROBE.replace("[rank0]", "[rank1]"),
+        *[_watch(0, s) for s in range(10, 13)],
+        *FILLER * 5,
+        PROBE,
+    ],
+    # The last deferred line names a host of its own: the block ends there, and the memo the
+    # next block reads is that line's.
+    "block-end": [
+        _watch(0, 1),
+        _watch(0, 2, "node-1:77:77 [0] "),
+        _watch(0, 3, "node-2:88:88 [1] "),
+        *FILLER * 5,
+        PROBE,
+    ],
+    # A deferred line without a host inherits the last one that named one, itself deferred.
+    "chained": [
+        _watch(0, 1),
+        _watch(0, 2, "node-1:77:77 [0] "),
+        _watch(0, 3),
+        _watch(0, 4, "node-2:88:88 [1] "),
+        _watch(0, 5),
+        *FILLER * 5,
+        PROBE,
+    ],
+    # Two memos are kept (CACHED_STREAMS): rank 2's line drops rank 0's, and the probe's
+    # look-back finds the deferred line's time and host in the sweep.
+    "evicted": [
+        _watch(0, 1),
+        _watch(0, 2, "node-1:77:77 [0] "),
+        _watch(0, 3, "node-2:88:88 [1] "),
+        PROBE.replace("[rank0]", "[rank1]"),
+        PROBE.replace("[rank0]", "[rank2]"),
+        PROBE,
+    ],
+    # Memos are written in the order their streams' last lines stand: rank 1's is older than
+    # rank 0's, so rank 2's line drops rank 1's, and rank 1's probe has no host to inherit.
+    "order": [
+        _watch(0, 1),
+        _watch(1, 1),
+        _watch(0, 2, "node-1:77:77 [0] "),
+        _watch(0, 3, "node-1:77:77 [0] "),
+        _watch(1, 3, "node-2:88:88 [1] "),
+        _watch(0, 4, "node-1:77:77 [0] "),
+        PROBE.replace("[rank0]", "[rank2]"),
+        *FILLER * 5,
+        PROBE.replace("[rank0]", "[rank1]"),
+    ],
+}
+
+
+@pytest.mark.parametrize("case", sorted(AFTER_DEFERRED))
+def test_a_deferred_line_leaves_what_a_reported_line_leaves(
+    case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A look-back of three lines stops short of the memo, so the probe takes its host alone.
+    monkeypatch.setattr(scan, "LOOKBACK_LINES", 3)
+    if case in ("evicted", "order"):
+        monkeypatch.setattr(scan, "CACHED_STREAMS", 2)
+    lines = [line + "\n" for line in AFTER_DEFERRED[case]]
+    raw = "".join(lines).encode()
+    # "block-end" reads its first three lines as a block of their own.
+    chunk = len("".join(lines[:3]).encode()) if case == "block-end" else scan.CHUNK_BYTES
+    plain, every, _ = scanned([raw], settle=False, chunk=chunk)
+    deferred: list[bool] = []
+    defer = scan._Sweep.defer
+    monkeypatch.setattr(scan._Sweep, "defer", lambda *a: deferred.append(defer(*a)) or deferred[-1])
+    tally, made, counted = scanned([raw], settle=True, chunk=chunk)
+    # Each counted line, whether it was deferred: not the first after a line between.
+    assert (
+        deferred
+        == {
+            "gap": [True] * 4 + [False] + [True] * 2,
+            "read-between": [False, True, True],
+            "block-end": [True],
+            "chained": [True] * 3,
+            "evicted": [True],
+            "order": [True] * 3,
+        }[case]
+    )
+    assert sum(counted.counts.values()) == len(deferred)
+    assert made[-1] == every[-1]
+    assert made[-1].host == {
+        "gap": "node-3", "read-between": "node-3", "block-end": "node-2", "chained": "node-2",
+        "evicted": "node-2", "order": None,
+    }[case]  # fmt: skip
+    assert all(m in every for m in made)
+    assert json_report(triage(tally), {}) == json_report(triage(plain), {})
