@@ -700,18 +700,35 @@ class Scanner:
         # line's start and end are looked for once, not once per anchor on it. A line that
         # stands many times in a row (a storm) is looked at once, with how often it stands.
         starts: dict[int, set[int]] = {}
+        stops: dict[int, int] = {}  # where each of those lines ends
         runs: dict[int, tuple[int, int]] = {}
         ends: list[int] | None = None
         i, n = 0, len(found)
         while i < n:
             anchor, end = found[i]
-            start = _line_start(block, end - anchor_len[anchor], 0, has_cr)
-            stop = _line_end(block, start, has_cr)
+            if has_cr:
+                start = _line_start(block, end - anchor_len[anchor], 0, has_cr)
+                stop = _line_end(block, start, has_cr)
+            else:  # _line_start and _line_end, without two calls a line
+                start = block.rfind(b"\n", 0, end - anchor_len[anchor]) + 1
+                stop = block.find(b"\n", start)
+                if stop < 0:
+                    stop = len(block)
+            stops[start] = stop
             anchors = starts.setdefault(start, set())
             while i < n and found[i][1] <= stop:
                 anchors.add(found[i][0])
                 i += 1
-            if stop - start <= CACHED_LINE_BYTES:
+            # A copy of the line just after it would have its break at `twin` and start as it
+            # does: the lines of a storm of all-different lines need no closer look.
+            twin = 2 * stop - start + 1
+            if stop - start <= CACHED_LINE_BYTES and (
+                block[stop : stop + 1] != b"\n"
+                or (
+                    block[twin : twin + 1] == b"\n"
+                    and block.startswith(block[start : start + 16], stop + 1)
+                )
+            ):
                 repeat, size = _repeats(block, start, stop, exceptions)
                 if repeat > 1:
                     runs[start] = (repeat, size)
@@ -729,7 +746,10 @@ class Scanner:
             for start in sorted(starts):
                 line += block.count(b"\n", counted_to, start)
                 counted_to = start
-                end = min(_line_end(block, start, has_cr), start + cap)
+                line_stop = stops.get(start)
+                if line_stop is None:  # a traceback's end, which no anchor found
+                    line_stop = _line_end(block, start, has_cr)
+                end = min(line_stop, start + cap)
                 raw = block[start:end]
                 if settled is not None and start not in runs and start not in exceptions:
                     # Past COUNT_MISSES misses in a row, one line in COUNT_MISSES is tried: a

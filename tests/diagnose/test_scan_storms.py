@@ -74,6 +74,14 @@ def test_100000_identical_oom_lines_are_matched_once(monkeypatch: pytest.MonkeyP
     searches = Counted(monkeypatch, pattern.Matcher, "search")
     got = run(raw)
     assert searches.calls == 1  # one per signature the line's anchors name; was 100,000
+    # And one match a block, standing for its lines: each block ends at its last line break.
+    size = len(raw) // 100_000
+    per_block = [scan.CHUNK_BYTES // size, (2 * scan.CHUNK_BYTES) // size]
+    per_block[1] -= per_block[0]
+    matches = list(Scanner(INDEX).scan(io.BytesIO(raw).read, "train.log", 0, ScanStats(), []))
+    repeats = [m.repeat for m in matches]
+    assert repeats[:2] == per_block
+    assert sum(repeats) == 100_000 and len(repeats) == -(-len(raw) // scan.CHUNK_BYTES)
     assert got == {
         "json": {
             "findings": [
