@@ -243,7 +243,8 @@ TIME = st.one_of(
         st.integers(0, 10**6 - 1),
     ),
 )
-HOST = st.sampled_from(["", "node-1:77:77 ", "node-2:88:88 "])
+# Hosts as NCCL prints them (`host:pid:tid [dev]`), so that lines read them.
+HOST = st.sampled_from(["", "node-1:77:77 [0] ", "node-2:88:88 [1] "])
 BODY = st.sampled_from(
     [
         "[Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={n}, "
