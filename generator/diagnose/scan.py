@@ -836,7 +836,8 @@ class Scanner:
         """Count the line in `settled` when only its count is needed (Settled): an ASCII line
         of a shape known to carry no evidence and no launcher's report, whose signatures and
         rank a line reported already. Its stream's memo and the sweep move on as `_match` and
-        `take` would move them, so the lines after it read as they would."""
+        `take` would move them, now or, for a line `_Sweep.defer` takes, when it settles, so
+        the lines after it read as they would."""
         key = self._shape_key(raw, anchors)
         shape = self._shapes.get(key) if key is not None else None
         if shape is None or shape.quiet != (None,) or not shape.numbers:
