@@ -340,10 +340,13 @@ def _set_memo(state: _FileState, stream: int | None, memo: _Memo) -> None:
     memos[stream] = memo
 
 
-def _pending_count(
-    item: tuple[int | None, tuple[int, int, str, HeadPlan, str | None, int | None]],
-) -> int:
-    return item[1][1]  # the line's count in the segment (_Sweep.pending)
+# A deferred line (_Sweep.pending): its start, its count in the segment, its text and plan,
+# its host, and the count of the last line of its stream that named its own host, if any.
+_Deferred = tuple[int, int, str, HeadPlan, str | None, int | None]
+
+
+def _pending_count(item: tuple[int | None, _Deferred]) -> int:
+    return item[1][1]
 
 
 class _Sweep:
@@ -378,10 +381,9 @@ class _Sweep:
         self.hosts: dict[int | None, tuple[int, str]] = {}
         # A stream's last match inside the segment: (its stream offset, its count).
         self.matches: dict[int | None, tuple[int, int]] = {}
-        # Counted lines read no further yet (defer), the last of each stream: (start, count,
-        # text, plan, host, count of the last that named its own host). While any wait, the
-        # times, hosts, matches and memos of their streams are not yet written (settle).
-        self.pending: dict[int | None, tuple[int, int, str, HeadPlan, str | None, int | None]] = {}
+        # Counted lines read no further yet (defer), the last of each stream. While any wait,
+        # the times, hosts, matches and memos of their streams are not yet written (settle).
+        self.pending: dict[int | None, _Deferred] = {}
 
     def reach(self, start: int) -> None:
         """Read the lines up to the one at `start`, or begin a new segment there."""
@@ -527,9 +529,9 @@ class _Sweep:
             self.pending.items(), key=_pending_count
         ):
             time = read_parts_by(plan, text)[0].time
+            assert time is not None  # as the shape's has_time said when it was deferred
             offset = base + start
             _set_memo(state, stream, _Memo(offset, time, host))
-            assert time is not None  # as the shape's has_time said when it was deferred
             self.times[stream] = (ordinal, time)
             if host_at is not None:
                 self.hosts[stream] = (host_at, host)  # type: ignore[assignment]  # named
