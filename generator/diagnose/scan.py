@@ -581,6 +581,7 @@ class Scanner:
         self._traceback_anchor = self._first_extra + EXTRA_ANCHORS.index(evidence.TRACEBACK)
         self.prefilter = prefilter or make_prefilter(scan_literals(index))
         self._anchor_len = tuple(len(a) for a in (*index.anchors, *extra))
+        self._single_sets = tuple(frozenset((a,)) for a in range(len(self._anchor_len)))
         # Lines by their bytes: a storm repeats the same few lines, each read once.
         self._lines: dict[bytes, _Line] = {}
         self.verifier = Verifier(index.by_anchor, [s.matcher for s in index.signatures])
@@ -693,15 +694,15 @@ class Scanner:
         found.sort(key=_BY_END)
         anchor_len = self._anchor_len
         tb = self._traceback_anchor
-        tracebacks: dict[int, set[int]] = {}
+        single = self._single_sets
+        tracebacks: dict[int, frozenset[int]] = {}
         for end in [end for anchor, end in found if anchor == tb]:
-            start = _line_start(block, end - anchor_len[tb], 0, has_cr)
-            tracebacks.setdefault(start, set()).add(tb)
+            tracebacks[_line_start(block, end - anchor_len[tb], 0, has_cr)] = single[tb]
         exceptions = self._exception_lines(block, tracebacks, state, has_cr)
         # An anchor never holds a line break, so anchors in end order come line by line: a
         # line's start and end are looked for once, not once per anchor on it. A line that
         # stands many times in a row (a storm) is looked at once, with how often it stands.
-        starts: dict[int, set[int]] = {}
+        starts: dict[int, frozenset[int]] = {}
         stops: dict[int, int] = {}  # where each of those lines ends
         runs: dict[int, tuple[int, int]] = {}
         ends: list[int] | None = None
@@ -717,10 +718,18 @@ class Scanner:
                 if stop < 0:
                     stop = len(block)
             stops[start] = stop
-            anchors = starts.setdefault(start, set())
-            while i < n and found[i][1] <= stop:
-                anchors.add(found[i][0])
-                i += 1
+            # Lines come in order, each once (an anchor holds no break). Most hold one anchor,
+            # whose set is made once, its hash with it (_shape_key).
+            first_anchor = anchor
+            i += 1
+            if i < n and found[i][1] <= stop:
+                group = {first_anchor}
+                while i < n and found[i][1] <= stop:
+                    group.add(found[i][0])
+                    i += 1
+                starts[start] = frozenset(group)
+            else:
+                starts[start] = single[first_anchor]
             # A copy of the line just after it would have its break at `twin` and start as it
             # does: the lines of a storm of all-different lines need no closer look.
             twin = 2 * stop - start + 1
@@ -738,7 +747,7 @@ class Scanner:
                         ends = [end for _, end in found]
                     i = bisect.bisect_right(ends, start + repeat * size - 1, i)
         for start in exceptions:
-            starts.setdefault(start, set())
+            starts.setdefault(start, frozenset())
         if starts:
             state.heads = {}
             state.sweep = sweep = _Sweep(block, offset_base, has_cr, state.heads)
@@ -746,8 +755,6 @@ class Scanner:
             counted_to, line = 0, line_base
             reported = state.reported
             for start in sorted(starts):
-                line += block.count(b"\n", counted_to, start)
-                counted_to = start
                 line_stop = stops.get(start)
                 if line_stop is None:  # a traceback's end, which no anchor found
                     line_stop = _line_end(block, start, has_cr)
@@ -776,6 +783,9 @@ class Scanner:
                     continue
                 if sweep.pending:
                     sweep.settle(state)
+                # Lines are numbered only for what is matched: a counted line needs none.
+                line += block.count(b"\n", counted_to, start)
+                counted_to = start
                 repeat, size = runs.get(start, (1, 0))
                 stream = read.info.prefix_rank
                 # On ASCII, the head a walk would read is the text the line was read by.
@@ -826,7 +836,7 @@ class Scanner:
     def _count_line(
         self,
         raw: bytes,
-        anchors: set[int],
+        anchors: frozenset[int],
         block: bytes,
         start: int,
         end: int,
@@ -867,7 +877,7 @@ class Scanner:
         return True
 
     def _exception_lines(
-        self, block: bytes, starts: dict[int, set[int]], state: _FileState, has_cr: bool
+        self, block: bytes, starts: dict[int, frozenset[int]], state: _FileState, has_cr: bool
     ) -> set[int]:
         """The starts of the final lines of the tracebacks this block holds or continues (from
         the `Traceback` lines in `starts`): each is read once, in order, like any other
@@ -905,7 +915,7 @@ class Scanner:
                     continue  # a traceback printed inside another (chained): keep going
                 if evidence.is_exception_line(body):
                     found.add(line_start)
-                    starts.setdefault(line_start, set())
+                    starts.setdefault(line_start, frozenset())
                 left = 0
             if left > 0:
                 # The block ended inside the traceback: go on at the start of the next one.
@@ -913,7 +923,7 @@ class Scanner:
                 waiting.add(stream)
         return found
 
-    def _read(self, raw: bytes, anchors: set[int]) -> _Line:
+    def _read(self, raw: bytes, anchors: frozenset[int]) -> _Line:
         """What a line says by itself, whatever its place: a pure function of its bytes (and of
         the anchors the prefilter found on it, another). An ASCII line whose anchors' signatures
         are all digit-blind is verified once per shape: the signatures it matches, and the plan
@@ -946,14 +956,15 @@ class Scanner:
         supporting = self._context_only(numbers)
         return self._described(text, anchors, numbers, supporting, read_line_parts(text))
 
-    def _shape_key(self, raw: bytes, anchors: set[int]) -> tuple[bytes, frozenset[int]] | None:
+    def _shape_key(
+        self, raw: bytes, anchors: frozenset[int]
+    ) -> tuple[bytes, frozenset[int]] | None:
         """The key of the line's shape in `_shapes`, or None for a line verified by itself: a
         non-ASCII line, or one whose anchors are not all digit-blind (`_blind_set`)."""
-        found = frozenset(anchors)
-        shaped = self._blind_sets.get(found)
+        shaped = self._blind_sets.get(anchors)
         if shaped is None:
-            shaped = self._blind_set(found)
-        return (ascii_shape(raw), found) if shaped and raw.isascii() else None
+            shaped = self._blind_set(anchors)
+        return (ascii_shape(raw), anchors) if shaped and raw.isascii() else None
 
     def _blind_set(self, anchors: frozenset[int]) -> bool:
         """Whether lines holding these anchors are verified by their shape: every signature of
@@ -965,7 +976,7 @@ class Scanner:
         self._blind_sets[anchors] = shaped
         return shaped
 
-    def _verify(self, raw: bytes, text: str, anchors: set[int]) -> tuple[int, ...]:
+    def _verify(self, raw: bytes, text: str, anchors: frozenset[int]) -> tuple[int, ...]:
         """The signatures of the line's anchors that match it, in order."""
         first_extra = self._first_extra
         verify = self.verifier.matching
@@ -986,7 +997,7 @@ class Scanner:
     def _described(
         self,
         text: str,
-        anchors: set[int],
+        anchors: frozenset[int],
         numbers: tuple[int, ...],
         supporting: bool,
         parts: tuple[LineInfo, str, str],
