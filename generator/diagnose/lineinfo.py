@@ -413,6 +413,16 @@ def read_parts_by(plan: HeadPlan, text: str) -> tuple[LineInfo, str, str]:
     return _read_by(plan, text[:HEAD_CHARS])
 
 
+def read_ranks_by(plan: HeadPlan, text: str) -> tuple[int | None, int | None]:
+    """`read_parts_by(plan, text)`'s prefix rank and text rank alone, no time read (a plan's
+    places all lie in the head, so `text` need not be cut to it)."""
+    prefix, ranked = plan.prefix_rank, plan.text_rank
+    return (
+        int(text[prefix[0] : prefix[1]]) if prefix is not None else None,
+        int(text[ranked[0] : ranked[1]]) if ranked is not None else None,
+    )
+
+
 def has_time_by(plan: HeadPlan, text: str) -> bool:
     """Whether `read_parts_by(plan, text)` reads a time, found without making it: a glog time
     without a year is valid by its second alone (`_glog_second`, kept for a storm's lines)."""
@@ -460,7 +470,7 @@ def _read_by(plan: HeadPlan, text: str) -> tuple[LineInfo, str, str]:
         time, _ = _first_time(plan.lead_stamps, text)
     if host is None and plan.host is not None:
         host = text[plan.host[0] : plan.host[1]]
-    prefix, ranked = plan.prefix_rank, plan.text_rank
+    prefix, ranked = plan.prefix_rank, plan.text_rank  # as read_ranks_by, without its call
     info = LineInfo(
         int(text[prefix[0] : prefix[1]]) if prefix is not None else None,
         int(text[ranked[0] : ranked[1]]) if ranked is not None else None,

@@ -51,6 +51,7 @@ from generator.diagnose.lineinfo import (
     read_line_body,
     read_line_parts,
     read_parts_by,
+    read_ranks_by,
     time_test_of,
 )
 from generator.diagnose.paste import Span, unwrap
@@ -849,25 +850,16 @@ class Scanner:
         rank a line reported already. Its stream's memo and the sweep move on as `_match` and
         `take` would move them, now or, for a line `_Sweep.defer` takes, when it settles, so
         the lines after it read as they would."""
-        # _shape_key inline, and the ranks read as _read_by reads them: a storm's every line
-        # comes here.
-        shaped = self._blind_sets.get(anchors)
-        if shaped is None:
-            shaped = self._blind_set(anchors)
-        if not shaped or not raw.isascii():
-            return False
-        shape = self._shapes.get((ascii_shape(raw), anchors))
+        key = self._shape_key(raw, anchors)
+        shape = self._shapes.get(key) if key is not None else None
         if shape is None or shape.quiet != (None,) or not shape.numbers:
             return False
         text = raw.decode()
         # The rank first: a line of a new stream (a log of a million ranks) reads no time here.
-        plan = shape.plan
-        prefix = plan.prefix_rank
-        stream = rank = int(text[prefix[0] : prefix[1]]) if prefix is not None else None
+        stream, text_rank = read_ranks_by(shape.plan, text)
+        rank = stream
         if rank is None:  # no launcher's report: the rank _match would choose
-            rank = state.file_rank
-            if rank is None and plan.text_rank is not None:
-                rank = int(text[plan.text_rank[0] : plan.text_rank[1]])
+            rank = state.file_rank if state.file_rank is not None else text_rank
         if (shape.numbers, rank) not in state.reported:
             return False
         sweep = state.sweep
