@@ -720,16 +720,15 @@ class Scanner:
             stops[start] = stop
             # Lines come in order, each once (an anchor holds no break). Most hold one anchor,
             # whose set is made once, its hash with it (_shape_key).
-            first_anchor = anchor
             i += 1
             if i < n and found[i][1] <= stop:
-                group = {first_anchor}
+                group = {anchor}
                 while i < n and found[i][1] <= stop:
                     group.add(found[i][0])
                     i += 1
                 starts[start] = frozenset(group)
             else:
-                starts[start] = single[first_anchor]
+                starts[start] = single[anchor]
             # A copy of the line just after it would have its break at `twin` and start as it
             # does: the lines of a storm of all-different lines need no closer look.
             twin = 2 * stop - start + 1
