@@ -31,7 +31,7 @@ import bisect
 import operator
 import re
 from collections import OrderedDict, deque
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -702,8 +702,8 @@ class Scanner:
         # An anchor never holds a line break, so anchors in end order come line by line: a
         # line's start and end are looked for once, not once per anchor on it. A line that
         # stands many times in a row (a storm) is looked at once, with how often it stands.
-        starts: dict[int, frozenset[int]] = {}
-        stops: dict[int, int] = {}  # where each of those lines ends
+        # Each line's anchors and where the line ends, in the order the lines come.
+        starts: dict[int, tuple[frozenset[int], int]] = {}
         runs: dict[int, tuple[int, int]] = {}
         ends: list[int] | None = None
         i, n = 0, len(found)
@@ -717,7 +717,6 @@ class Scanner:
                 stop = block.find(b"\n", start)
                 if stop < 0:
                     stop = len(block)
-            stops[start] = stop
             # Lines come in order, each once (an anchor holds no break). Most hold one anchor,
             # whose set is made once, its hash with it (_shape_key).
             i += 1
@@ -726,9 +725,9 @@ class Scanner:
                 while i < n and found[i][1] <= stop:
                     group.add(found[i][0])
                     i += 1
-                starts[start] = frozenset(group)
+                starts[start] = (frozenset(group), stop)
             else:
-                starts[start] = single[anchor]
+                starts[start] = (single[anchor], stop)
             # A copy of the line just after it would have its break at `twin` and start as it
             # does: the lines of a storm of all-different lines need no closer look.
             twin = 2 * stop - start + 1
@@ -745,18 +744,20 @@ class Scanner:
                     if ends is None:
                         ends = [end for _, end in found]
                     i = bisect.bisect_right(ends, start + repeat * size - 1, i)
-        for start in exceptions:
-            starts.setdefault(start, frozenset())
+        # A traceback's end that no anchor found is a line of its own, out of order.
+        ends_alone = [start for start in exceptions if start not in starts]
+        for start in ends_alone:
+            starts[start] = (frozenset(), _line_end(block, start, has_cr))
         if starts:
             state.heads = {}
             state.sweep = sweep = _Sweep(block, offset_base, has_cr, state.heads)
             tail_cr = has_cr or b"\r" in state.prev_tail
             counted_to, line = 0, line_base
             reported = state.reported
-            for start in sorted(starts):
-                line_stop = stops.get(start)
-                if line_stop is None:  # a traceback's end, which no anchor found
-                    line_stop = _line_end(block, start, has_cr)
+            lines: Iterable[tuple[int, tuple[frozenset[int], int]]] = (
+                sorted(starts.items()) if ends_alone else starts.items()
+            )
+            for start, (anchors, line_stop) in lines:
                 end = min(line_stop, start + cap)
                 raw = block[start:end]
                 if settled is not None and start not in runs and start not in exceptions:
@@ -765,15 +766,15 @@ class Scanner:
                     # work between the two paths.
                     misses = state.count_misses
                     if (misses < COUNT_MISSES or (misses + 1) % COUNT_MISSES == 0) and (
-                        self._count_line(raw, starts[start], block, start, end, offset_base,
-                                         state, tail_cr, settled)
+                        self._count_line(raw, anchors, block, start, end, offset_base, state,
+                                         tail_cr, settled)
                     ):  # fmt: skip
                         state.count_misses = 0
                         continue
                     state.count_misses = misses + 1
                 read = self._lines.get(raw)
                 if read is None:
-                    read = self._read(raw, starts[start])
+                    read = self._read(raw, anchors)
                     if len(raw) <= CACHED_LINE_BYTES:
                         if len(self._lines) >= CACHED_LINES:
                             self._lines.clear()

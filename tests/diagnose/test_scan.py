@@ -121,6 +121,26 @@ def test_a_line_without_a_time_takes_the_latest_earlier_one_of_its_own_stream() 
     ]
 
 
+def test_a_traceback_end_no_anchor_found_is_read_in_its_place() -> None:
+    # `AssertionError` holds no anchor: only the traceback above it makes it a line to read,
+    # and it comes before the line after it, with its own line number.
+    raw = (
+        b"[rank1]:Traceback (most recent call last):\n"
+        b'[rank1]:  File "train.py", line 3, in <module>\n'
+        b"[rank1]:AssertionError\n"
+        b"[rank0]:" + ECC.encode() + b"\n"
+    )
+    matches, _, _ = run(raw)
+    assert matches == [
+        LineMatch(
+            "x.log", 0, 3, 90, "[rank1]:AssertionError", (), 1, 1, None, None, "python-exception"
+        ),
+        LineMatch(
+            "x.log", 0, 4, 113, f"[rank0]:{ECC}", (ECC_SIG,), 0, 0, None, None, "python-exception"
+        ),
+    ]
+
+
 def test_a_long_stream_of_matches_is_resolved_without_reading_lines_twice() -> None:
     head = b"2024-06-26 06:00:00,000 INFO gpu-node-07:1:2 [0] NCCL INFO start\n"
     raw = head + (ECC.encode() + b"\n") * 500
