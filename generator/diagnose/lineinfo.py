@@ -413,14 +413,23 @@ def read_parts_by(plan: HeadPlan, text: str) -> tuple[LineInfo, str, str]:
     return _read_by(plan, text[:HEAD_CHARS])
 
 
-def read_ranks_by(plan: HeadPlan, text: str) -> tuple[int | None, int | None]:
-    """`read_parts_by(plan, text)`'s prefix rank and text rank alone, no time read (a plan's
-    places all lie in the head, so `text` need not be cut to it)."""
-    prefix, ranked = plan.prefix_rank, plan.text_rank
-    return (
-        int(text[prefix[0] : prefix[1]]) if prefix is not None else None,
-        int(text[ranked[0] : ranked[1]]) if ranked is not None else None,
-    )
+def read_ranks_by(
+    plan: HeadPlan, text: str, file_rank: int | None
+) -> tuple[int | None, int | None]:
+    """Of `read_parts_by(plan, text)`, no time read: the prefix rank, and the rank of a line
+    that is no launcher's report, most specific first (the prefix's, else `file_rank`, the
+    rank its file's path names, else the text's). The text's is read only when it is the one
+    taken: a storm's lines name their rank in the prefix, and an `int` of each line's text
+    rank was about 2% of a watchdog storm's scan. (A plan's places all lie in the head, so
+    `text` need not be cut to it.)"""
+    prefix = plan.prefix_rank
+    if prefix is not None:
+        rank = int(text[prefix[0] : prefix[1]])
+        return rank, rank
+    if file_rank is not None:
+        return None, file_rank
+    ranked = plan.text_rank
+    return None, int(text[ranked[0] : ranked[1]]) if ranked is not None else None
 
 
 def has_time_by(plan: HeadPlan, text: str) -> bool:
@@ -470,7 +479,7 @@ def _read_by(plan: HeadPlan, text: str) -> tuple[LineInfo, str, str]:
         time, _ = _first_time(plan.lead_stamps, text)
     if host is None and plan.host is not None:
         host = text[plan.host[0] : plan.host[1]]
-    prefix, ranked = plan.prefix_rank, plan.text_rank  # as read_ranks_by, without its call
+    prefix, ranked = plan.prefix_rank, plan.text_rank  # both read, as read_ranks_by reads each
     info = LineInfo(
         int(text[prefix[0] : prefix[1]]) if prefix is not None else None,
         int(text[ranked[0] : ranked[1]]) if ranked is not None else None,

@@ -856,10 +856,7 @@ class Scanner:
             return False
         text = raw.decode()
         # The rank first: a line of a new stream (a log of a million ranks) reads no time here.
-        stream, text_rank = read_ranks_by(shape.plan, text)
-        rank = stream
-        if rank is None:  # no launcher's report: the rank _match would choose
-            rank = state.file_rank if state.file_rank is not None else text_rank
+        stream, rank = read_ranks_by(shape.plan, text, state.file_rank)
         if (shape.numbers, rank) not in state.reported:
             return False
         sweep = state.sweep

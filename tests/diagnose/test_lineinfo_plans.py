@@ -23,6 +23,7 @@ from generator.diagnose.lineinfo import (
     has_time_by,
     own_host_of,
     read_line_parts,
+    read_ranks_by,
     time_test_of,
 )
 
@@ -134,6 +135,18 @@ def test_a_plan_tells_a_time_and_the_host_without_reading_them(
         assert time_test_of(plan)(line) == (info.time is not None)
         if decided:
             assert info.host == (line[place[0] : place[1]] if place is not None else None)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(LINES, st.sampled_from([None, 0, 7]))
+def test_a_plan_tells_the_ranks_without_reading_the_time(text: str, file_rank: int | None) -> None:
+    # The prefix's rank, and the rank of a line no launcher reports: the prefix's, else the
+    # one its file's path names, else the text's (scan.Scanner._match).
+    info = _read_by(_plan(text), text)[0]
+    chosen = info.prefix_rank
+    if chosen is None:
+        chosen = file_rank if file_rank is not None else info.text_rank
+    assert read_ranks_by(_plan(text), text, file_rank) == (info.prefix_rank, chosen)
 
 
 def test_lines_of_one_shape_read_their_own_values() -> None:
