@@ -138,6 +138,9 @@ class Earliest:
     every: list[bool] = field(default_factory=lambda: [True] * len(_CLOCKS))
     keys: list[_Key | None] = field(default_factory=lambda: [None] * len(_ORDERS))
     best: list[Hit | None] = field(default_factory=lambda: [None] * len(_ORDERS))
+    # The orders no hit has ruled out, by their place in _ORDERS: once a line without a time is
+    # added (every line of a storm of OOM lines), only the position order is left to keep.
+    live: tuple[int, ...] = tuple(range(len(_ORDERS)))
 
     def add(self, match: LineMatch, hit: Hit | None) -> Hit | None:
         """Count `match` in; `hit` is its Hit if one was made. Returns the line's Hit, made
@@ -149,16 +152,17 @@ class Earliest:
         elif match.file_index != self.file_index:
             self.one_file = False
         time = match.time
-        for i, clock in enumerate(_ORDERS):
+        for i in self.live:
+            clock = _ORDERS[i]
             if clock is None:
                 reading: float | None = 0.0
-            elif not self.every[i]:
-                continue  # a hit lacks this clock: it can never be the one compared by
             else:
                 reading = getattr(time, clock) if time is not None else None
                 if reading is None:
+                    # A hit lacks this clock: it can never be the one compared by.
                     self.every[i] = False
                     self.keys[i] = self.best[i] = None
+                    self.live = tuple(j for j in self.live if j != i)
                     continue
             # As _sort_key reads it.
             key = (reading if isinstance(reading, float) else 0.0, match.file_index, match.offset)
