@@ -702,8 +702,8 @@ class Scanner:
         # An anchor never holds a line break, so anchors in end order come line by line: a
         # line's start and end are looked for once, not once per anchor on it. A line that
         # stands many times in a row (a storm) is looked at once, with how often it stands.
-        # Each line's anchors and where the line ends, in the order the lines come.
-        starts: dict[int, tuple[frozenset[int], int]] = {}
+        # Each line's anchors, where its text ends and the text, in the order the lines come.
+        starts: dict[int, tuple[frozenset[int], int, bytes]] = {}
         runs: dict[int, tuple[int, int]] = {}
         ends: list[int] | None = None
         i, n = 0, len(found)
@@ -717,6 +717,8 @@ class Scanner:
                 stop = block.find(b"\n", start)
                 if stop < 0:
                     stop = len(block)
+            text_end = min(stop, start + cap)
+            raw = block[start:text_end]
             # Lines come in order, each once (an anchor holds no break). Most hold one anchor,
             # whose set is made once, its hash with it (_shape_key).
             i += 1
@@ -725,18 +727,15 @@ class Scanner:
                 while i < n and found[i][1] <= stop:
                     group.add(found[i][0])
                     i += 1
-                starts[start] = (frozenset(group), stop)
+                starts[start] = (frozenset(group), text_end, raw)
             else:
-                starts[start] = (single[anchor], stop)
-            # A copy of the line just after it would have its break at `twin` and start as it
-            # does: the lines of a storm of all-different lines need no closer look.
+                starts[start] = (single[anchor], text_end, raw)
+            # A copy of the line just after it would have its break at `twin` and its text after
+            # this one's break: the lines of a storm of all-different lines need no closer look.
             twin = 2 * stop - start + 1
             if stop - start <= CACHED_LINE_BYTES and (
                 block[stop : stop + 1] != b"\n"
-                or (
-                    block[twin : twin + 1] == b"\n"
-                    and block.startswith(block[start : start + 16], stop + 1)
-                )
+                or (block[twin : twin + 1] == b"\n" and block.startswith(raw, stop + 1))
             ):
                 repeat, size = _repeats(block, start, stop, exceptions)
                 if repeat > 1:
@@ -747,19 +746,18 @@ class Scanner:
         # A traceback's end that no anchor found is a line of its own, out of order.
         ends_alone = [start for start in exceptions if start not in starts]
         for start in ends_alone:
-            starts[start] = (frozenset(), _line_end(block, start, has_cr))
+            text_end = min(_line_end(block, start, has_cr), start + cap)
+            starts[start] = (frozenset(), text_end, block[start:text_end])
         if starts:
             state.heads = {}
             state.sweep = sweep = _Sweep(block, offset_base, has_cr, state.heads)
             tail_cr = has_cr or b"\r" in state.prev_tail
             counted_to, line = 0, line_base
             reported = state.reported
-            lines: Iterable[tuple[int, tuple[frozenset[int], int]]] = (
+            lines: Iterable[tuple[int, tuple[frozenset[int], int, bytes]]] = (
                 sorted(starts.items()) if ends_alone else starts.items()
             )
-            for start, (anchors, line_stop) in lines:
-                end = min(line_stop, start + cap)
-                raw = block[start:end]
+            for start, (anchors, end, raw) in lines:
                 if settled is not None and start not in runs and start not in exceptions:
                     # Past COUNT_MISSES misses in a row, one line in COUNT_MISSES is tried: a
                     # line not counted is read and matched as any other, so this only moves
