@@ -482,7 +482,7 @@ class _Sweep:
             self.matches[stream] = (last, self.count - 1)
 
     def defer(
-        self, start: int, end: int, stream: int | None, text: str, shape: _Shape, memo: _Memo | None
+        self, start: int, end: int, stream: int | None, text: str, shape: _Shape, state: _FileState
     ) -> bool:
         """Take the counted line at `start` (Scanner._count_line) without reading its time,
         when what its look-back would find is known already: it is the next line of the
@@ -496,6 +496,8 @@ class _Sweep:
         if before is not None:
             host, host_at = before[4], before[5]
         else:
+            # Looked up only here: most deferred lines follow one of their stream's.
+            memo = state.memos.get(stream)
             if memo is None:
                 return False
             # A match of the stream read in the segment: the lines since were all read (its
@@ -859,7 +861,7 @@ class Scanner:
             return False
         sweep = state.sweep
         assert sweep is not None  # made for the block before any line is read
-        if not sweep.defer(start, end, stream, text, shape, state.memos.get(stream)):
+        if not sweep.defer(start, end, stream, text, shape, state):
             if sweep.pending:
                 sweep.settle(state)
             info = read_parts_by(shape.plan, text)[0]
