@@ -498,6 +498,26 @@ def test_interleaved_storms_look_back_alike(node: Node, raw: bytes) -> None:
         assert got == {"matches": expected}, chunk
 
 
+def test_a_match_64_lines_back_lends_its_time_alike(node: Node) -> None:
+    """The sweep's edge: rank 0's second match is LOOKBACK_LINES lines after its first, the last
+    line its look-back reaches, so it takes the time its first match took (from a line that is
+    itself out of reach)."""
+    raw = (
+        "[rank0]:[2024-06-26 06:24:41,000] INFO step\n"
+        + "".join(f"[rank{r}]:{WATCHDOG}\n" for r in range(64))
+        + f"[rank0]:{WATCHDOG}\n"
+    ).encode()
+    logs = [("train.log", raw)]
+    encoded = [{"name": n, "b64": base64.b64encode(r).decode()} for n, r in logs]
+    expected = python_scan(logs, 4 << 20)
+    times = [(m["line"], m["time"]["text"] if m["time"] else None) for m in expected]
+    assert times == [(2, "2024-06-26T06:24:41.000"), *((line, None) for line in range(3, 66)),
+                     (66, "2024-06-26T06:24:41.000")]  # fmt: skip
+    for chunk in (97, 4 << 20):
+        got = node.ask({"op": "scan", "index": INDEX_JSON, "logs": encoded, "chunk": chunk})
+        assert got == {"matches": python_scan(logs, chunk)}, chunk
+
+
 def test_lines_read_without_the_line_cache_read_as_with_it(node: Node) -> None:
     """A storm of distinct lines fills scan.js's line cache without one hit, and the lines after
     it are read without the cache for a while (Scanner.uncached): among them lines that repeat,

@@ -121,6 +121,25 @@ def test_a_line_without_a_time_takes_the_latest_earlier_one_of_its_own_stream() 
     ]
 
 
+def test_a_match_64_lines_back_still_lends_its_time() -> None:
+    # Rank 0's second match is 64 lines after its first, the look-back's last line: it takes
+    # the time the first one took (from line 1, itself out of reach by then).
+    raw = (
+        b"[rank0]:[2024-06-26 06:00:00,000] INFO step 1\n"
+        + b"".join(b"[rank%d]:" % r + ECC.encode() + b"\n" for r in range(64))
+        + b"[rank0]:"
+        + ECC.encode()
+        + b"\n"
+    )
+    matches, _, _ = run(raw, "train.log")
+    first = Timestamp("2024-06-26T06:00:00.000", 1719381600.0, 15314400.0, None)
+    assert [(m.line, m.rank, m.time) for m in matches] == [
+        (2, 0, first),
+        *((line, line - 2, None) for line in range(3, 66)),
+        (66, 0, first),
+    ]
+
+
 def test_a_traceback_end_no_anchor_found_is_read_in_its_place() -> None:
     # `AssertionError` holds no anchor: only the traceback above it makes it a line to read,
     # and it comes before the line after it, with its own line number.
