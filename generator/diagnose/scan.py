@@ -295,6 +295,9 @@ class _Shape:
 
     numbers: tuple[int, ...]
     supporting: bool
+    # Whether the signatures make a line a known entry's (defining or harmless), whose
+    # evidence the tally never keeps (Tally._witness).
+    known: bool
     plan: HeadPlan
     # Whether the plan alone decides a line's own host, and where it lies (own_host_of).
     host: tuple[bool, Span | None]
@@ -846,14 +849,16 @@ class Scanner:
         settled: Settled,
     ) -> bool:
         """Count the line in `settled` when only its count is needed (Settled): an ASCII line
-        of a shape known to carry no evidence and no launcher's report, whose signatures and
-        rank a line reported already. Its stream's memo and the sweep move on as `_match` and
-        `take` would move them, now or, for a line `_Sweep.defer` takes, when it settles, so
-        the lines after it read as they would."""
+        of a shape known to carry no evidence the tally keeps and no launcher's report, whose
+        signatures and rank a line reported already. Its stream's memo and the sweep move on
+        as `_match` and `take` would move them, now or, for a line `_Sweep.defer` takes, when
+        it settles, so the lines after it read as they would."""
         key = self._shape_key(raw, anchors)
         shape = self._shapes.get(key) if key is not None else None
-        if shape is None or shape.quiet != (None,) or not shape.numbers:
+        if shape is None or shape.quiet is None or not shape.numbers:
             return False
+        if shape.quiet[0] is not None and not shape.known:
+            return False  # evidence the tally keeps
         text = raw.decode()
         # The rank first: a line of a new stream (a log of a million ranks) reads no time here.
         stream, rank = read_ranks_by(shape.plan, text, state.file_rank)
@@ -937,6 +942,7 @@ class Scanner:
                 known = self._shapes[key] = _Shape(
                     numbers,
                     self._context_only(numbers),
+                    self._known(numbers),
                     plan,
                     own_host_of(plan),
                     time_test_of(plan),
@@ -985,6 +991,12 @@ class Scanner:
                 n for anchor in anchors if anchor < first_extra for n in verify(anchor, raw, text)
             )
         )
+
+    def _known(self, numbers: tuple[int, ...]) -> bool:
+        """Whether the signatures make a line a known entry's: one of them defining or
+        harmless (as Tally._known reads its roles)."""
+        signatures = self.index.signatures
+        return any(signatures[n].role in ("defining", "harmless") for n in numbers)
 
     def _context_only(self, numbers: tuple[int, ...]) -> bool:
         """Whether the signatures only support a finding (all of them `context`)."""

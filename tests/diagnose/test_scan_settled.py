@@ -168,6 +168,31 @@ def test_evidence_and_launcher_lines_are_always_reported() -> None:
     assert json_report(triage(tally), {}) == json_report(triage(plain), {})
 
 
+OOM_BODY = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+    "capacity of 79.15 GiB of which 1.33 GiB is free."
+)
+GLOG = "[E0626 06:00:{s:02d}.100000 7 x.cpp:1] "
+# A time before the rank prefix leaves the line's own text a Python exception (evidence).
+ISO_TIME = "2026-06-26 06:00:{s:02d},100"
+
+
+def test_a_known_entrys_evidence_is_counted_by_stream() -> None:
+    # An OOM line is evidence (a Python exception) that the tally does not keep, for a known
+    # entry names it: a later line of a rank reported, in the same shape, is only a count.
+    # Each line has a time, so no new rank's line is counted.
+    lines = [f"{ISO_TIME.format(s=10 + i)} [rank{i % 5}]:{OOM_BODY}" for i in range(40)]
+    raw = "".join(line + "\n" for line in lines).encode()
+    plain, every, _ = scanned([raw], settle=False)
+    tally, made, counted = scanned([raw], settle=True)
+    assert made == every[:5]
+    assert {m.evidence for m in every} == {"python-exception"}
+    (numbers,) = {m.signatures for m in every}
+    assert counted.counts == {(0, numbers, r): 7 for r in range(5)}
+    assert json_report(triage(tally), {}) == json_report(triage(plain), {})
+    assert (tally.defining, tally.evidence) == (plain.defining, plain.evidence)
+
+
 WATCH = (
     "[Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={n}, "
     "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 60000{n} "
@@ -382,7 +407,10 @@ def _watch(rank: int, second: int, host: str = "") -> str:
     )
 
 
-PROBE = OOM_LINE  # rank 0's, with no time or host: it takes its stream's
+# Rank 0's, with no time or host: it takes its stream's. An error no entry knows, so that each
+# probe is reported (an OOM line is a known entry's: once one without a time is reported, the
+# rest are counted, placed; see test_new_streams_of_placed_signatures_are_counted).
+PROBE = "[rank0]:RuntimeError: step 5 failed"
 # Each log has deferred lines (scan._Sweep.defer) whose memo shows in a later line's reading.
 AFTER_DEFERRED = {
     # A healthy line between names rank 0's host: the lines after it inherit it, so none of
