@@ -301,7 +301,8 @@ def scan_cpu(index: SignatureIndex, path: Path) -> float:
     started = time.process_time()
     tally, settled = Tally(index), Settled()
     tally.add_all(
-        Scanner(index).scan(io.BytesIO(raw).read, path.name, 0, ScanStats(), [], settled=settled)
+        Scanner(index).scan(io.BytesIO(raw).read, path.name, 0, ScanStats(), [], settled=settled),
+        settled,
     )
     tally.add_settled(settled)
     triage(tally)

@@ -402,7 +402,8 @@ def _diagnose(args: argparse.Namespace) -> int:
                         file_rank=rank_from_path(log.name),
                         tick=lambda: advance(done + opened.position()),  # noqa: B023
                         settled=settled,
-                    )
+                    ),
+                    settled,
                 )
                 tally.add_settled(settled)
             done += log.size or 0

@@ -64,7 +64,8 @@ def diagnose_logs(
                 problems,
                 file_rank=rank_from_path(log.name),
                 settled=settled,
-            )
+            ),
+            settled,
         )
         tally.add_settled(settled)
     return Run(triage(tally), stats, problems)

@@ -149,15 +149,23 @@ class LineMatch:
 class Settled:
     """The lines a scan counted rather than reported (Scanner.scan's `settled`).
 
-    A line is counted here, and made into no LineMatch, when the scan has already reported a
-    line of its stream with the same signatures and rank, and it carries no evidence and no
-    launcher's report. The tally takes nothing from such a line but its count: it is no
-    stream's first line, so neither its time nor its place can be compared (Tally.add_settled).
-    A watchdog storm's 200,000 lines from 1,000 ranks make 1,000 LineMatches, not 200,000."""
+    A line is counted here, and made into no LineMatch, when it carries no evidence the tally
+    keeps and no launcher's report, and either the scan has already reported a line of its
+    stream with the same signatures and rank, or its signatures are `placed`. The tally takes
+    nothing from such a line but its count and its stream (Tally.add_settled): a watchdog
+    storm's 200,000 lines from 1,000 ranks make 1,000 LineMatches, not 200,000.
+
+    A set of signatures is placed once, for every entry it counts for, the tally's earliest
+    first lines can be compared by position only (some line had no time) and it has one: a
+    later line, which comes later in the scan's order, can then change nothing but the counts,
+    even as a new stream's first line. The tally marks them (Tally.add); 200,000 OOM lines, each
+    from a rank of its own, make one LineMatch."""
 
     def __init__(self) -> None:
         # (file index, signatures, rank) -> lines counted
         self.counts: dict[tuple[int, tuple[int, ...], int | None], int] = {}
+        # Signature sets whose later lines only add to counts; at most ROLE_SETS (triage.py).
+        self.placed: set[tuple[int, ...]] = set()
 
 
 @dataclass
@@ -850,9 +858,10 @@ class Scanner:
     ) -> bool:
         """Count the line in `settled` when only its count is needed (Settled): an ASCII line
         of a shape known to carry no evidence the tally keeps and no launcher's report, whose
-        signatures and rank a line reported already. Its stream's memo and the sweep move on
-        as `_match` and `take` would move them, now or, for a line `_Sweep.defer` takes, when
-        it settles, so the lines after it read as they would."""
+        signatures and rank a line reported already, or whose signatures are placed. Its
+        stream's memo and the sweep move on as `_match` and `take` would move them, now or,
+        for a line `_Sweep.defer` takes, when it settles, so the lines after it read as they
+        would."""
         key = self._shape_key(raw, anchors)
         shape = self._shapes.get(key) if key is not None else None
         if shape is None or shape.quiet is None or not shape.numbers:
@@ -862,7 +871,7 @@ class Scanner:
         text = raw.decode()
         # The rank first: a line of a new stream (a log of a million ranks) reads no time here.
         stream, rank = read_ranks_by(shape.plan, text, state.file_rank)
-        if (shape.numbers, rank) not in state.reported:
+        if (shape.numbers, rank) not in state.reported and shape.numbers not in settled.placed:
             return False
         sweep = state.sweep
         assert sweep is not None  # made for the block before any line is read

@@ -123,6 +123,8 @@ _CLOCKS = ("absolute", "yearless", "boot")
 # The orders `earliest` may compare hits by: by a clock, or by position (None).
 _ORDERS: tuple[str | None, ...] = (*_CLOCKS, None)
 _Key = tuple[float, int, int]
+# Earliest.live once only the position order is left.
+_BY_POSITION = (len(_ORDERS) - 1,)
 
 
 @dataclass
@@ -171,6 +173,13 @@ class Earliest:
                 hit = hit or Hit.of(match)
                 self.keys[i], self.best[i] = key, hit
         return hit
+
+    def add_later(self, file_index: int) -> None:
+        """Count in a line that comes after every line added, once only the position order is
+        left and a line was added (Settled's placed signatures): it is no order's earliest."""
+        self.hits += 1
+        if file_index != self.file_index:
+            self.one_file = False
 
 
 def _order_of(sets: Sequence[Earliest]) -> int:
@@ -244,7 +253,9 @@ class Tally:
         self._roles: dict[tuple[int, ...], dict[str, set[str]]] = {}
         self._knowns: dict[tuple[int, ...], bool] = {}  # and whether they name a known entry
 
-    def add(self, match: LineMatch) -> None:
+    def add(self, match: LineMatch, settled: Settled | None = None) -> None:
+        """Count `match` in; with `settled`, the scan's, mark its signatures placed (Settled)
+        once they are."""
         roles = self._roles.get(match.signatures)
         if roles is None:
             roles = self._roles_of(match.signatures)
@@ -271,13 +282,39 @@ class Tally:
                 hit = tally.firsts.add(match, hit)
                 if match.rank is not None and not match.rank_from_launcher:
                     hit = tally.ranked.add(match, hit)
+        if (
+            settled is not None
+            and match.signatures not in settled.placed
+            and len(settled.placed) < ROLE_SETS
+            and self._placed(roles)
+        ):
+            settled.placed.add(match.signatures)
+
+    def _placed(self, roles: dict[str, set[str]]) -> bool:
+        """Whether a later line with these roles can change only counts and streams: each of
+        its entries' earliest first lines, of all and of those ranked, has a line and is
+        compared by position only, which a line scanned later never comes first in."""
+        for entry, found in roles.items():
+            if "defining" in found:
+                tally = self.defining.get(entry)
+            elif "harmless" in found:
+                tally = self.harmless.get(entry)
+            else:
+                continue
+            if tally is None:
+                return False
+            for earliest in (tally.firsts, tally.ranked):
+                # Only a line added rules an order out: so the position order has a line.
+                if earliest.live != _BY_POSITION:
+                    return False
+        return True
 
     def add_settled(self, settled: Settled) -> None:
-        """Count in the lines a scan counted rather than reported, and empty `settled`. Each is
-        of a stream, with signatures, that a line given to `add` had: no entry's first line
-        of its stream, and with no evidence or launcher's report, so `add` would change only
-        the counts this changes."""
-        for (_, numbers, rank), repeat in settled.counts.items():
+        """Count in the lines a scan counted rather than reported, and empty `settled`. Each
+        has no evidence or launcher's report, and is of a stream, with signatures, that a line
+        given to `add` had, or has placed signatures (Settled): `add` would change only the
+        counts and streams this changes."""
+        for (file_index, numbers, rank), repeat in settled.counts.items():
             roles = self._roles.get(numbers)
             if roles is None:
                 roles = self._roles_of(numbers)
@@ -290,6 +327,10 @@ class Tally:
                     tally = self.harmless[entry]
                 else:
                     continue
+                if tally.new_stream(file_index, rank):
+                    tally.firsts.add_later(file_index)
+                    if rank is not None:
+                        tally.ranked.add_later(file_index)
                 tally.count += repeat
                 tally.rank_counts[rank] += repeat
         settled.counts.clear()
@@ -371,9 +412,9 @@ class Tally:
                 )
         return hit
 
-    def add_all(self, matches: Iterable[LineMatch]) -> Tally:
+    def add_all(self, matches: Iterable[LineMatch], settled: Settled | None = None) -> Tally:
         for match in matches:
-            self.add(match)
+            self.add(match, settled)
         return self
 
 

@@ -71,7 +71,8 @@ def diagnose_job(
                     problems,
                     file_rank=rank_from_path(name),
                     settled=settled,
-                )
+                ),
+                settled,
             )
             tally.add_settled(settled)
     # The same report as `diagnose --json`, whose first key names the catalog it used.

@@ -52,7 +52,7 @@ def scanned(
             )
             for match in lines:
                 made.append(match)
-                tally.add(match)
+                tally.add(match, settled if settle else None)
             counted.counts.update(settled.counts)
             tally.add_settled(settled)
             assert settled.counts == {}
@@ -175,6 +175,66 @@ OOM_BODY = (
 GLOG = "[E0626 06:00:{s:02d}.100000 7 x.cpp:1] "
 # A time before the rank prefix leaves the line's own text a Python exception (evidence).
 ISO_TIME = "2026-06-26 06:00:{s:02d},100"
+
+
+def test_new_streams_of_placed_signatures_are_counted() -> None:
+    # No line has a time, so the first lines of the OOM entry's streams are compared by
+    # position: once one is in, a new rank's line changes only the counts and the streams.
+    raw = "".join(f"[rank{r}]:{OOM_BODY}\n" for r in range(2_000)).encode()
+    plain, every, _ = scanned([raw], settle=False)
+    tally, made, counted = scanned([raw], settle=True)
+    # The first line of each shape is read in full; ranks of 1 to 4 digits are 4 shapes.
+    assert [m.rank for m in made] == [0, 10, 100, 1000]
+    (numbers,) = {m.signatures for m in every}
+    assert counted.counts == {
+        (0, numbers, r): 1 for r in range(2_000) if r not in (0, 10, 100, 1000)
+    }
+    assert json_report(triage(tally), {}) == json_report(triage(plain), {})
+    assert (tally.defining, tally.evidence) == (plain.defining, plain.evidence)
+    assert triage(tally).first_failed_rank == 0
+
+
+def test_evidence_the_tally_keeps_is_reported_from_each_new_stream() -> None:
+    # A context signature names no known entry, so the tally keeps each stream's first
+    # exception: with no time on any line, every rank's line is still reported.
+    body = "RuntimeError: To avoid data inconsistency, we are taking the entire process down."
+    raw = "".join(f"[rank{r}]:{body}\n" for r in range(20)).encode()
+    plain, every, _ = scanned([raw], settle=False)
+    tally, made, counted = scanned([raw], settle=True)
+    assert len(every) == 20
+    assert made == every
+    assert counted.counts == {}
+    assert sorted(plain.evidence) == [(0, r) for r in range(20)]
+    assert (tally.context, tally.evidence) == (plain.context, plain.evidence)
+
+
+def test_a_line_that_can_come_first_by_its_time_is_reported() -> None:
+    # Every line has a time: rank 10's, the last, is the earliest, and names the first rank.
+    lines = [f"[rank{r}]:{GLOG.format(s=20 + r)}{OOM_BODY}" for r in range(10)]
+    lines.append(f"[rank10]:{GLOG.format(s=1)}{OOM_BODY}")
+    raw = "".join(line + "\n" for line in lines).encode()
+    plain, every, _ = scanned([raw], settle=False)
+    tally, made, counted = scanned([raw], settle=True)
+    assert made == every
+    assert counted.counts == {}
+    assert triage(tally).first_failed_rank == triage(plain).first_failed_rank == 10
+    assert json_report(triage(tally), {}) == json_report(triage(plain), {})
+    assert tally.defining == plain.defining
+
+
+def test_signatures_are_placed_once_a_line_names_a_rank() -> None:
+    # train.log's line names no rank, so the ranked first lines have none yet: rank1.log's
+    # line, of the same shape, is reported and names the first failed rank; rank2.log's, a
+    # new stream after it, is counted.
+    logs = [f"{OOM_BODY}\n".encode()] * 3
+    plain, every, _ = scanned(logs, settle=False)
+    tally, made, counted = scanned(logs, settle=True)
+    assert [(m.file_index, m.rank) for m in made] == [(0, None), (1, 1)]
+    (numbers,) = {m.signatures for m in every}
+    assert counted.counts == {(2, numbers, 2): 1}
+    assert triage(tally).first_failed_rank == triage(plain).first_failed_rank == 1
+    assert json_report(triage(tally), {}) == json_report(triage(plain), {})
+    assert tally.defining == plain.defining
 
 
 def test_a_known_entrys_evidence_is_counted_by_stream() -> None:
