@@ -59,6 +59,11 @@ class IndexEntry:
     refines: str | None = None
 
 
+# The roles that make a matched line a known entry's (the scanner's _Shape.known and the
+# tally's _known read them alike); a context signature only supports a finding.
+KNOWN_ROLES = frozenset({"defining", "harmless"})
+
+
 @dataclass(frozen=True)
 class IndexSignature:
     entry: str

@@ -37,7 +37,7 @@ from typing import Literal
 
 from generator.diagnose import evidence, launcher
 from generator.diagnose.evidence import Kind
-from generator.diagnose.index import SignatureIndex
+from generator.diagnose.index import KNOWN_ROLES, SignatureIndex
 from generator.diagnose.launcher import LaunchReport, read_launch
 from generator.diagnose.lineinfo import (
     HEAD_CHARS,
@@ -1005,7 +1005,7 @@ class Scanner:
         """Whether the signatures make a line a known entry's: one of them defining or
         harmless (as Tally._known reads its roles)."""
         signatures = self.index.signatures
-        return any(signatures[n].role in ("defining", "harmless") for n in numbers)
+        return any(signatures[n].role in KNOWN_ROLES for n in numbers)
 
     def _context_only(self, numbers: tuple[int, ...]) -> bool:
         """Whether the signatures only support a finding (all of them `context`)."""

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from generator.diagnose.evidence import CAUSES, KINDS, STRONG, Kind
-from generator.diagnose.index import IndexEntry, SignatureIndex
+from generator.diagnose.index import KNOWN_ROLES, IndexEntry, SignatureIndex
 from generator.diagnose.launcher import LauncherName, exit_meaning
 from generator.diagnose.lineinfo import Timestamp
 from generator.diagnose.records import quick_init
@@ -340,7 +340,7 @@ class Tally:
         function of them, kept beside their roles."""
         known = self._knowns.get(numbers)
         if known is None:
-            known = any(r in ("defining", "harmless") for found in roles.values() for r in found)
+            known = any(not found.isdisjoint(KNOWN_ROLES) for found in roles.values())
             if len(self._knowns) >= ROLE_SETS:
                 self._knowns.clear()
             self._knowns[numbers] = known
