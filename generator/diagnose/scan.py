@@ -162,10 +162,19 @@ class Settled:
     from a rank of its own, make one LineMatch."""
 
     def __init__(self) -> None:
-        # (file index, signatures, rank) -> lines counted
-        self.counts: dict[tuple[int, tuple[int, ...], int | None], int] = {}
+        # (file index, signatures) -> rank -> lines counted: the tally takes a set's ranks at
+        # once (Tally.add_settled), and a storm of one line per rank has 200,000 of them.
+        self.counts: dict[tuple[int, tuple[int, ...]], dict[int | None, int]] = {}
         # Signature sets whose later lines only add to counts; at most ROLE_SETS (triage.py).
         self.placed: set[tuple[int, ...]] = set()
+
+    def lines(self) -> dict[tuple[int, tuple[int, ...], int | None], int]:
+        """The lines counted, by (file index, signatures, rank)."""
+        return {
+            (file_index, numbers, rank): count
+            for (file_index, numbers), ranks in self.counts.items()
+            for rank, count in ranks.items()
+        }
 
 
 @dataclass
@@ -883,8 +892,10 @@ class Scanner:
                 time, host = self._place(block, start, offset_base, info, state, tail_cr)
                 _set_memo(state, stream, _Memo(offset_base + start, time, host))
             sweep.take(start, end, 0, 1, stream, state, info)
-        counted = (state.file_index, shape.numbers, rank)
-        settled.counts[counted] = settled.counts.get(counted, 0) + 1
+        ranks = settled.counts.get((state.file_index, shape.numbers))
+        if ranks is None:
+            ranks = settled.counts[state.file_index, shape.numbers] = {}
+        ranks[rank] = ranks.get(rank, 0) + 1
         return True
 
     def _exception_lines(

@@ -174,12 +174,13 @@ class Earliest:
                 self.keys[i], self.best[i] = key, hit
         return hit
 
-    def add_later(self, file_index: int) -> None:
-        """Count in a line that comes after every line added, once only the position order is
-        left and a line was added (Settled's placed signatures): it is no order's earliest."""
-        self.hits += 1
-        if file_index != self.file_index:
-            self.one_file = False
+    def add_later(self, file_index: int, lines: int = 1) -> None:
+        """Count in lines that come after every line added, once only the position order is
+        left and a line was added (Settled's placed signatures): they are no order's earliest."""
+        if lines:
+            self.hits += lines
+            if file_index != self.file_index:
+                self.one_file = False
 
 
 def _order_of(sets: Sequence[Earliest]) -> int:
@@ -235,6 +236,22 @@ class _Tally:
             return False
         ranks.add(rank)
         return True
+
+    def new_streams(self, file_index: int, ranks: Iterable[int | None]) -> set[int | None]:
+        """The ranks of `ranks` that are new streams (`new_stream`), all at once; before the
+        lines are counted."""
+        if self.ranks_by_file is None and self.file_index in (None, file_index):
+            self.file_index = file_index
+            return set(ranks) - self.rank_counts.keys()
+        return {rank for rank in ranks if self.new_stream(file_index, rank)}
+
+
+def _add_counts(counts: Counter[int | None], more: dict[int | None, int]) -> None:
+    """`counts.update(more)`, in C but for the ranks both hold: Counter.update adds a
+    mapping one key at a time, and a storm of one line per rank has 200,000 of them."""
+    both = {rank: counts[rank] + more[rank] for rank in more.keys() & counts.keys()}
+    dict.update(counts, more)
+    dict.update(counts, both)
 
 
 class Tally:
@@ -314,25 +331,25 @@ class Tally:
         has no evidence or launcher's report, and is of a stream, with signatures, that a line
         given to `add` had, or has placed signatures (Settled): `add` would change only the
         counts and streams this changes."""
-        for (file_index, numbers, rank), repeat in settled.counts.items():
+        for (file_index, numbers), ranks in settled.counts.items():
             roles = self._roles.get(numbers)
             if roles is None:
                 roles = self._roles_of(numbers)
+            lines = sum(ranks.values())
             for entry, found in roles.items():
                 if "context" in found:
-                    self.context[entry] += repeat
+                    self.context[entry] += lines
                 if "defining" in found:
                     tally = self.defining[entry]
                 elif "harmless" in found:
                     tally = self.harmless[entry]
                 else:
                     continue
-                if tally.new_stream(file_index, rank):
-                    tally.firsts.add_later(file_index)
-                    if rank is not None:
-                        tally.ranked.add_later(file_index)
-                tally.count += repeat
-                tally.rank_counts[rank] += repeat
+                new = tally.new_streams(file_index, ranks)
+                tally.firsts.add_later(file_index, len(new))
+                tally.ranked.add_later(file_index, len(new) - (None in new))
+                tally.count += lines
+                _add_counts(tally.rank_counts, ranks)
         settled.counts.clear()
 
     def _known(self, numbers: tuple[int, ...], roles: dict[str, set[str]]) -> bool:

@@ -53,7 +53,7 @@ def scanned(
             for match in lines:
                 made.append(match)
                 tally.add(match, settled if settle else None)
-            counted.counts.update(settled.counts)
+            counted.counts.update(settled.counts)  # one file index each
             tally.add_settled(settled)
             assert settled.counts == {}
         return tally, made, counted
@@ -115,8 +115,8 @@ def test_a_storm_makes_one_line_match_per_stream_and_counts_the_rest(
     assert made == reported(every)
     assert 100 < len(made) < 150
     (numbers,) = {m.signatures for m in every}
-    assert sum(counted.counts.values()) == 5_000 - len(made)
-    assert counted.counts == {
+    assert sum(counted.lines().values()) == 5_000 - len(made)
+    assert counted.lines() == {
         (0, numbers, r): 50 - sum(m.rank == r for m in made) for r in range(100)
     }
     assert json_report(triage(tally), {}) == json_report(triage(plain), {})
@@ -134,7 +134,7 @@ def test_a_log_of_new_streams_is_tried_one_line_in_count_misses(
     plain, every, _ = scanned([raw], settle=False)
     tally, made, counted = scanned([raw], settle=True)
     assert made == every
-    assert counted.counts == {}
+    assert counted.lines() == {}
     # 64 misses in a row, then one line in 64.
     assert len(tries) == scan.COUNT_MISSES + (1_000 - scan.COUNT_MISSES) // scan.COUNT_MISSES
     assert json_report(triage(tally), {}) == json_report(triage(plain), {})
@@ -151,7 +151,7 @@ def test_past_cached_streams_a_line_of_a_new_stream_is_reported(
     assert made == reported(every, streams=10)
     assert sum(m.rank is not None and m.rank >= 10 for m in made) == 20 * 100
     (numbers,) = {m.signatures for m in every}
-    assert counted.counts == {
+    assert counted.lines() == {
         (0, numbers, r): 100 - sum(m.rank == r for m in made) for r in range(10)
     }
     assert json_report(triage(tally), {}) == json_report(triage(plain), {})
@@ -164,7 +164,7 @@ def test_evidence_and_launcher_lines_are_always_reported() -> None:
     plain, every, _ = scanned([raw.encode()], settle=False)
     tally, made, counted = scanned([raw.encode()], settle=True)
     assert made == every
-    assert counted.counts == {}
+    assert counted.lines() == {}
     assert json_report(triage(tally), {}) == json_report(triage(plain), {})
 
 
@@ -186,7 +186,7 @@ def test_new_streams_of_placed_signatures_are_counted() -> None:
     # The first line of each shape is read in full; ranks of 1 to 4 digits are 4 shapes.
     assert [m.rank for m in made] == [0, 10, 100, 1000]
     (numbers,) = {m.signatures for m in every}
-    assert counted.counts == {
+    assert counted.lines() == {
         (0, numbers, r): 1 for r in range(2_000) if r not in (0, 10, 100, 1000)
     }
     assert json_report(triage(tally), {}) == json_report(triage(plain), {})
@@ -203,7 +203,7 @@ def test_evidence_the_tally_keeps_is_reported_from_each_new_stream() -> None:
     tally, made, counted = scanned([raw], settle=True)
     assert len(every) == 20
     assert made == every
-    assert counted.counts == {}
+    assert counted.lines() == {}
     assert sorted(plain.evidence) == [(0, r) for r in range(20)]
     assert (tally.context, tally.evidence) == (plain.context, plain.evidence)
 
@@ -216,7 +216,7 @@ def test_a_line_that_can_come_first_by_its_time_is_reported() -> None:
     plain, every, _ = scanned([raw], settle=False)
     tally, made, counted = scanned([raw], settle=True)
     assert made == every
-    assert counted.counts == {}
+    assert counted.lines() == {}
     assert triage(tally).first_failed_rank == triage(plain).first_failed_rank == 10
     assert json_report(triage(tally), {}) == json_report(triage(plain), {})
     assert tally.defining == plain.defining
@@ -231,7 +231,7 @@ def test_signatures_are_placed_once_a_line_names_a_rank() -> None:
     tally, made, counted = scanned(logs, settle=True)
     assert [(m.file_index, m.rank) for m in made] == [(0, None), (1, 1)]
     (numbers,) = {m.signatures for m in every}
-    assert counted.counts == {(2, numbers, 2): 1}
+    assert counted.lines() == {(2, numbers, 2): 1}
     assert triage(tally).first_failed_rank == triage(plain).first_failed_rank == 1
     assert json_report(triage(tally), {}) == json_report(triage(plain), {})
     assert tally.defining == plain.defining
@@ -248,7 +248,7 @@ def test_a_known_entrys_evidence_is_counted_by_stream() -> None:
     assert made == every[:5]
     assert {m.evidence for m in every} == {"python-exception"}
     (numbers,) = {m.signatures for m in every}
-    assert counted.counts == {(0, numbers, r): 7 for r in range(5)}
+    assert counted.lines() == {(0, numbers, r): 7 for r in range(5)}
     assert json_report(triage(tally), {}) == json_report(triage(plain), {})
     assert (tally.defining, tally.evidence) == (plain.defining, plain.evidence)
 
@@ -312,9 +312,8 @@ def test_a_counted_line_leaves_what_a_reported_line_leaves(case: str) -> None:
         plain.context,
         plain.witnesses,
     )
-    assert (
-        sum(counted.counts.values()) == {"memo": 1, "supporting": 1, "rank": 1, "launcher": 0}[case]
-    )
+    lines = {"memo": 1, "supporting": 1, "rank": 1, "launcher": 0}[case]
+    assert sum(counted.lines().values()) == lines
 
 
 RANK = st.integers(0, 3)
@@ -389,7 +388,7 @@ def test_counting_lines_never_changes_a_diagnosis(
     )
     assert (tally.evidence, tally.witnesses) == (plain.evidence, plain.witnesses)
     # What was made is what the plain scan made, less the lines counted.
-    assert sum(m.repeat for m in made) + sum(counted.counts.values()) == sum(
+    assert sum(m.repeat for m in made) + sum(counted.lines().values()) == sum(
         m.repeat for m in every
     )
     assert all(m in every for m in made)
@@ -456,7 +455,7 @@ def test_deferred_counting_never_changes_what_a_line_reads(
     assert (tally.defining, tally.context) == (plain.defining, plain.context)
     # Every line made reads the time and host the plain scan read: the memos agree.
     assert all(m in every for m in made)
-    assert sum(m.repeat for m in made) + sum(counted.counts.values()) == sum(
+    assert sum(m.repeat for m in made) + sum(counted.lines().values()) == sum(
         m.repeat for m in every
     )
 
@@ -564,7 +563,7 @@ def test_a_deferred_line_leaves_what_a_reported_line_leaves(
             "order": [True] * 3,
         }[case]
     )
-    assert sum(counted.counts.values()) == len(deferred)
+    assert sum(counted.lines().values()) == len(deferred)
     assert made[-1] == every[-1]
     assert made[-1].host == {
         "gap": "node-3", "read-between": "node-3", "block-end": "node-2", "chained": "node-2",
