@@ -373,7 +373,7 @@ def _plan(text: str) -> HeadPlan:
 
 # As bytes: bytes.translate is ten times faster than str.translate, and UTF-8 keeps every
 # other character's bytes above 0x7f, so only the ASCII digits change.
-_DIGITS_ALIKE = bytes.maketrans(b"123456789", b"000000000")
+DIGITS_ALIKE = bytes.maketrans(b"123456789", b"000000000")
 # Plans by the head with its digits as zeros: a storm's lines differ in their numbers (rank,
 # time, sequence), not in where those stand, so they share a few plans.
 _plan_of_shape = functools.lru_cache(maxsize=4096)(_plan)
@@ -394,13 +394,13 @@ def _first_time(
 # cache stays small): the function is pure and its result frozen.
 @functools.lru_cache(maxsize=8192)
 def _read_head(text: str) -> tuple[LineInfo, str, str]:
-    shape = text.encode("utf-8", "surrogatepass").translate(_DIGITS_ALIKE)
+    shape = text.encode("utf-8", "surrogatepass").translate(DIGITS_ALIKE)
     return _read_by(_plan_of_shape(shape.decode("utf-8", "surrogatepass")), text)
 
 
 def ascii_shape(raw: bytes) -> bytes:
     """An ASCII line with its digits as zeros: the shape lines alike but for their numbers share."""
-    return raw.translate(_DIGITS_ALIKE)
+    return raw.translate(DIGITS_ALIKE)
 
 
 def plan_of_shape(shape: str) -> HeadPlan:

@@ -40,6 +40,7 @@ from generator.diagnose.evidence import Kind
 from generator.diagnose.index import KNOWN_ROLES, SignatureIndex
 from generator.diagnose.launcher import LaunchReport, read_launch
 from generator.diagnose.lineinfo import (
+    DIGITS_ALIKE,
     HEAD_CHARS,
     HeadPlan,
     LineInfo,
@@ -71,6 +72,7 @@ CACHED_LINE_BYTES = 1024  # and only lines this short, so the cache stays under 
 CACHED_SHAPES = 4096  # line shapes whose verification is kept (Scanner._shapes), at most
 CACHED_HEADS = 1 << 16  # lines a block's look-backs keep (_FileState.heads), at most
 CACHED_STREAMS = 1 << 16  # streams whose last match a file keeps (_set_memo), at most
+UNREAD_TIMES = 4096  # memos whose time a block may leave unread (_FileState.unread_times)
 SWEEP_GAP = 8  # lines between two matches that _Sweep reads rather than begin anew
 # After this many lines in a row that Scanner._count_line could not count, it tries one in this
 # many until one is counted: in a log where every line is a new stream, trying costs without gain.
@@ -320,6 +322,14 @@ class _Shape:
     host: tuple[bool, Span | None]
     has_time: Callable[[str], bool]  # has_time_by, for lines of the shape (time_test_of)
     quiet: tuple[Kind | None] | None = None  # (kind,) once a line was no launcher's report
+    # Whether a counted line of the shape may be placed by the lane (Scanner._count_line): it
+    # sets its stream's memo, and the plan alone decides its own host.
+    lane: bool = field(init=False)
+    timed: bool = field(init=False)  # the plan reads a time: a line's own, when it is valid
+
+    def __post_init__(self) -> None:
+        self.lane = not self.supporting and self.host[0]
+        self.timed = bool(self.plan.stamps or self.plan.lead_stamps)
 
 
 @dataclass
@@ -344,6 +354,16 @@ class _FileState:
     # CACHED_STREAMS, past which a line of a new pair is reported, as without counting.
     reported: set[tuple[tuple[int, ...], int | None]] = field(default_factory=set)
     count_misses: int = 0  # lines in a row not counted, tried or not (COUNT_MISSES)
+    # The lane's run (Scanner._count_line): counted lines that each set their stream's memo
+    # and start where the one before ended. Its first line's stream place, where the next line
+    # must start to join it, and how many lines it has.
+    run_from: int = -1
+    run_next: int = -1
+    run_lines: int = 0
+    # Memos the lane set whose time is not read yet: stream -> (memo, plan, head). A memo's
+    # time is read only by a later line of its stream that looks back (Scanner._place), so
+    # it is read then, if ever; a storm's lines seldom do.
+    unread_times: dict[int | None, tuple[_Memo, HeadPlan, str]] = field(default_factory=dict)
 
 
 def _set_memo(state: _FileState, stream: int | None, memo: _Memo) -> None:
@@ -848,6 +868,8 @@ class Scanner:
                     counted_to = start + (repeat - 1) * size
             if sweep.pending:
                 sweep.settle(state)
+            if len(state.unread_times) > UNREAD_TIMES:
+                self._read_times(state)
         # The last LOOKBACK_BYTES before the next block, however small the blocks are.
         joined = state.prev_tail + block if len(block) < LOOKBACK_BYTES else block
         state.prev_tail = joined[-LOOKBACK_BYTES:]
@@ -871,32 +893,117 @@ class Scanner:
         stream's memo and the sweep move on as `_match` and `take` would move them, now or,
         for a line `_Sweep.defer` takes, when it settles, so the lines after it read as they
         would."""
-        key = self._shape_key(raw, anchors)
-        shape = self._shapes.get(key) if key is not None else None
+        # _shape_key, inline: this runs once per line of a storm.
+        shaped = self._blind_sets.get(anchors)
+        if shaped is None:
+            shaped = self._blind_set(anchors)
+        if not shaped or not raw.isascii():
+            return False
+        shape = self._shapes.get((raw.translate(DIGITS_ALIKE), anchors))
         if shape is None or shape.quiet is None or not shape.numbers:
             return False
         if shape.quiet[0] is not None and not shape.known:
             return False  # evidence the tally keeps
         text = raw.decode()
         # The rank first: a line of a new stream (a log of a million ranks) reads no time here.
-        stream, rank = read_ranks_by(shape.plan, text, state.file_rank)
+        prefix = shape.plan.prefix_rank
+        stream: int | None
+        rank: int | None
+        if prefix is not None:
+            stream = rank = int(text[prefix[0] : prefix[1]])
+        else:
+            stream, rank = read_ranks_by(shape.plan, text, state.file_rank)
         if (shape.numbers, rank) not in state.reported and shape.numbers not in settled.placed:
             return False
-        sweep = state.sweep
-        assert sweep is not None  # made for the block before any line is read
-        if not sweep.defer(start, end, stream, text, shape, state):
-            if sweep.pending:
-                sweep.settle(state)
-            info = read_parts_by(shape.plan, text)[0]
-            if not shape.supporting:
-                time, host = self._place(block, start, offset_base, info, state, tail_cr)
-                _set_memo(state, stream, _Memo(offset_base + start, time, host))
-            sweep.take(start, end, 0, 1, stream, state, info)
+        offset = offset_base + start
+        if offset == state.run_next:
+            lines = state.run_lines
+        else:
+            state.run_from, lines = offset, 0
+        if not (shape.lane and self._lane(shape, text, stream, offset, lines, state)):
+            sweep = state.sweep
+            assert sweep is not None  # made for the block before any line is read
+            if not sweep.defer(start, end, stream, text, shape, state):
+                if sweep.pending:
+                    sweep.settle(state)
+                info = read_parts_by(shape.plan, text)[0]
+                if not shape.supporting:
+                    time, host = self._place(block, start, offset_base, info, state, tail_cr)
+                    _set_memo(state, stream, _Memo(offset, time, host))
+                sweep.take(start, end, 0, 1, stream, state, info)
+        if shape.supporting:
+            state.run_next = -1  # it sets no memo, and a look-back reads its time and host
+        else:
+            state.run_next, state.run_lines = offset_base + end + 1, lines + 1
         ranks = settled.counts.get((state.file_index, shape.numbers))
         if ranks is None:
             ranks = settled.counts[state.file_index, shape.numbers] = {}
         ranks[rank] = ranks.get(rank, 0) + 1
         return True
+
+    @staticmethod
+    def _lane(
+        shape: _Shape, text: str, stream: int | None, offset: int, lines: int, state: _FileState
+    ) -> bool:
+        """Set the memo of a counted line (`text`, at stream place `offset`) as `_place` would,
+        without its look-back or the sweep, when what the look-back finds is known already;
+        say whether it was set. The line is `lines` lines into its run (_FileState.run_from):
+        every line of the run set its stream's memo, so none since the stream's memo, if the
+        run holds it, is the stream's. Then a look-back that stays inside the run finds the
+        memo's time if it reaches the memo, else nothing, and the memo's host either way, as
+        `_place` inherits it. It stays inside when the run holds the memo or LOOKBACK_LINES
+        lines before the line, which also keeps the memo of a line so close from being the
+        one the bound dropped (CACHED_STREAMS is larger). A timed shape's line needs a valid
+        time of its own, read later (`_read_times`): only the last of a stream's is needed.
+        An untimed one whose memo, in the run, holds a time is left to `_place`, which
+        finds whether the look-back reaches it."""
+        sweep = state.sweep
+        assert sweep is not None
+        if sweep.pending:
+            sweep.settle(state)  # the memos of deferred lines are written then
+        memos = state.memos
+        memo = memos.get(stream)
+        in_run = memo is not None and memo.offset >= state.run_from
+        if not in_run and (lines < LOOKBACK_LINES or CACHED_STREAMS <= LOOKBACK_LINES):
+            return False
+        if shape.timed:
+            if not shape.has_time(text):
+                return False
+        elif in_run and (memo.time is not None or stream in state.unread_times):  # type: ignore[union-attr]
+            return False
+        own = shape.host[1]
+        if own is not None:
+            host: str | None = text[own[0] : own[1]]
+        else:
+            host = memo.host if memo is not None else None
+        # _set_memo, inline: this runs once per line of a storm. No one else holds a memo, so
+        # the stream's is reused.
+        if memo is not None:
+            memo.offset, memo.time, memo.host = offset, None, host
+            memos.move_to_end(stream)
+            made = memo
+        elif len(memos) >= CACHED_STREAMS:
+            # The dropped memo is reused, and a time left unread for it dropped with it.
+            dropped, made = memos.popitem(last=False)
+            if state.unread_times:
+                state.unread_times.pop(dropped, None)
+            made.offset, made.time, made.host = offset, None, host
+            memos[stream] = made
+        else:
+            made = memos[stream] = _Memo(offset, None, host)
+        if shape.timed:
+            state.unread_times[stream] = (made, shape.plan, text[:HEAD_CHARS])
+        elif state.unread_times:
+            # The memo is reused: a time left unread for it is no longer its time.
+            state.unread_times.pop(stream, None)
+        return True
+
+    @staticmethod
+    def _read_times(state: _FileState) -> None:
+        """Give every memo the lane set its line's own time (past UNREAD_TIMES of them)."""
+        for memo, plan, head in state.unread_times.values():
+            memo.time = read_parts_by(plan, head)[0].time
+        state.unread_times.clear()
 
     def _exception_lines(
         self, block: bytes, starts: dict[int, frozenset[int]], state: _FileState, has_cr: bool
@@ -1122,6 +1229,9 @@ class Scanner:
         time, host = info.time, info.host
         if time is None or host is None:
             stream = info.prefix_rank
+            unread = state.unread_times.pop(stream, None) if state.unread_times else None
+            if unread is not None:
+                unread[0].time = read_parts_by(unread[1], unread[2])[0].time
             memo = state.memos.get(stream)
             swept = None
             if state.sweep is not None:

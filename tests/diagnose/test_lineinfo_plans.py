@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.diagnose.lineinfo import (
-    _DIGITS_ALIKE,
+    DIGITS_ALIKE,
     LineInfo,
     Timestamp,
     _plan,
@@ -70,7 +70,7 @@ LINES = st.lists(fragment(), min_size=1, max_size=8).map("".join)
 
 
 def shape(text: str) -> str:
-    return text.encode("utf-8", "surrogatepass").translate(_DIGITS_ALIKE).decode()
+    return text.encode("utf-8", "surrogatepass").translate(DIGITS_ALIKE).decode()
 
 
 @settings(max_examples=2000, deadline=None)

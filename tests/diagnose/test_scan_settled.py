@@ -107,9 +107,23 @@ def test_a_storm_makes_one_line_match_per_stream_and_counts_the_rest(
     monkeypatch.setattr(scan, "read_line", reading)
     plain, every, _ = scanned([raw], settle=False)
     read_by_plain, heads[:] = list(heads), []
+    laned: list[str] = []
+    lane = scan.Scanner._lane
+
+    def placing(*args: object) -> bool:
+        took = lane(*args)  # type: ignore[arg-type]
+        if took:
+            laned.append(args[1])  # type: ignore[arg-type]
+        return took
+
+    monkeypatch.setattr(scan.Scanner, "_lane", staticmethod(placing))
     tally, made, counted = scanned([raw], settle=True)
-    # A counted line is given to the sweep as it was read: no look-back reads it again.
-    assert heads == read_by_plain
+    # A counted line is given to the sweep as it was read, and no look-back reads it again;
+    # a line the lane placed is not, and a look-back after it reads its head, once at most.
+    assert read_by_plain == []
+    assert len(set(heads)) == len(heads)
+    assert set(heads) <= set(laned)
+    assert len(laned) > 4_000
     assert len(every) == 5_000
     # The first line of each rank, as the plain scan reads it, and the first of each shape.
     assert made == reported(every)
@@ -540,6 +554,8 @@ def test_a_deferred_line_leaves_what_a_reported_line_leaves(
 ) -> None:
     # A look-back of three lines stops short of the memo, so the probe takes its host alone.
     monkeypatch.setattr(scan, "LOOKBACK_LINES", 3)
+    # Lines the lane places are not deferred (test_scan_lane.py has these logs with it).
+    monkeypatch.setattr(scan.Scanner, "_lane", staticmethod(lambda *_: False))
     if case in ("evicted", "order"):
         monkeypatch.setattr(scan, "CACHED_STREAMS", 2)
     lines = [line + "\n" for line in AFTER_DEFERRED[case]]
