@@ -621,9 +621,12 @@ class Scanner:
         extra = tuple(a.encode() for a in EXTRA_ANCHORS)
         self._first_extra = len(index.anchors)
         self._traceback_anchor = self._first_extra + EXTRA_ANCHORS.index(evidence.TRACEBACK)
+        self._traceback_literal = evidence.TRACEBACK.encode()
         self.prefilter = prefilter or make_prefilter(scan_literals(index))
         self._anchor_len = tuple(len(a) for a in (*index.anchors, *extra))
         self._single_sets = tuple(frozenset((a,)) for a in range(len(self._anchor_len)))
+        # A line's anchors in the order found -> their set (_block), for lines with several.
+        self._anchor_groups: dict[tuple[int, ...], frozenset[int]] = {}
         # Lines by their bytes: a storm repeats the same few lines, each read once.
         self._lines: dict[bytes, _Line] = {}
         self.verifier = Verifier(index.by_anchor, [s.matcher for s in index.signatures])
@@ -737,9 +740,14 @@ class Scanner:
         anchor_len = self._anchor_len
         tb = self._traceback_anchor
         single = self._single_sets
+        groups = self._anchor_groups
         tracebacks: dict[int, frozenset[int]] = {}
-        for end in [end for anchor, end in found if anchor == tb]:
-            tracebacks[_line_start(block, end - anchor_len[tb], 0, has_cr)] = single[tb]
+        # Where the prefilter found the traceback literal, found again in C: a storm's block
+        # has 400,000 anchors to pick them from.
+        at = block.find(self._traceback_literal)
+        while at >= 0:
+            tracebacks[_line_start(block, at, 0, has_cr)] = single[tb]
+            at = block.find(self._traceback_literal, at + 1)
         exceptions = self._exception_lines(block, tracebacks, state, has_cr)
         # An anchor never holds a line break, so anchors in end order come line by line: a
         # line's start and end are looked for once, not once per anchor on it. A line that
@@ -747,7 +755,6 @@ class Scanner:
         # Each line's anchors, where its text ends and the text, in the order the lines come.
         starts: dict[int, tuple[frozenset[int], int, bytes]] = {}
         runs: dict[int, tuple[int, int]] = {}
-        ends: list[int] | None = None
         i, n = 0, len(found)
         while i < n:
             anchor, end = found[i]
@@ -765,11 +772,18 @@ class Scanner:
             # whose set is made once, its hash with it (_shape_key).
             i += 1
             if i < n and found[i][1] <= stop:
-                group = {anchor}
+                group = [anchor]
                 while i < n and found[i][1] <= stop:
-                    group.add(found[i][0])
+                    group.append(found[i][0])
                     i += 1
-                starts[start] = (frozenset(group), text_end, raw)
+                # Lines of a storm hold the same few anchors: each set is made once.
+                listed = tuple(group)
+                anchors = groups.get(listed)
+                if anchors is None:
+                    if len(groups) >= CACHED_SHAPES:
+                        groups.clear()
+                    anchors = groups[listed] = frozenset(listed)
+                starts[start] = (anchors, text_end, raw)
             else:
                 starts[start] = (single[anchor], text_end, raw)
             # A copy of the line just after it would have its break at `twin` and its text after
@@ -782,9 +796,7 @@ class Scanner:
                 repeat, size = _repeats(block, start, stop, exceptions)
                 if repeat > 1:
                     runs[start] = (repeat, size)
-                    if ends is None:
-                        ends = [end for _, end in found]
-                    i = bisect.bisect_right(ends, start + repeat * size - 1, i)
+                    i = bisect.bisect_right(found, start + repeat * size - 1, i, key=_BY_END)
         # A traceback's end that no anchor found is a line of its own, out of order.
         ends_alone = [start for start in exceptions if start not in starts]
         for start in ends_alone:
