@@ -74,6 +74,8 @@ CACHED_HEADS = 1 << 16  # lines a block's look-backs keep (_FileState.heads), at
 CACHED_STREAMS = 1 << 16  # streams whose last match a file keeps (_set_memo), at most
 UNREAD_TIMES = 4096  # memos whose time a block may leave unread (_FileState.unread_times)
 SWEEP_GAP = 8  # lines between two matches that _Sweep reads rather than begin anew
+STRETCH_LINES = 16  # lines of one shape in a row that make a stretch (Scanner._stretch)
+STRETCH_RETRY = 16  # anchors found, after a shorter one, before a stretch is looked for again
 # After this many lines in a row that Scanner._count_line could not count, it tries one in this
 # many until one is counted: in a log where every line is a new stream, trying costs without gain.
 COUNT_MISSES = 64
@@ -121,6 +123,16 @@ def _repeats(block: bytes, start: int, end: int, exceptions: set[int]) -> tuple[
         if start < e < run_end:
             more = min(more, (e - start) // size - 1)
     return more + 1, size
+
+
+def _holds_lines(block: bytes, start: int, end: int, lines: int) -> bool:
+    """Whether `block[start:end]` holds at least `lines` line breaks, without counting all."""
+    pos = start
+    for _ in range(lines):
+        pos = block.find(b"\n", pos, end) + 1
+        if not pos:
+            return False
+    return True
 
 
 class LogReadError(Exception):
@@ -326,6 +338,7 @@ class _Shape:
     # sets its stream's memo, and the plan alone decides its own host.
     lane: bool = field(init=False)
     timed: bool = field(init=False)  # the plan reads a time: a line's own, when it is valid
+    stretch: bool | None = None  # Scanner._stretchable, once a line of the shape was read
 
     def __post_init__(self) -> None:
         self.lane = not self.supporting and self.host[0]
@@ -627,6 +640,13 @@ class Scanner:
         self._single_sets = tuple(frozenset((a,)) for a in range(len(self._anchor_len)))
         # A line's anchors in the order found -> their set (_block), for lines with several.
         self._anchor_groups: dict[tuple[int, ...], frozenset[int]] = {}
+        # The literals with digits, as shapes (_digit_safe), and each stretch's expression.
+        self._digit_literals = tuple(
+            ascii_shape(literal)
+            for literal in scan_literals(index)
+            if any(48 <= byte <= 57 for byte in literal)
+        )
+        self._stretch_patterns: dict[tuple[bytes, frozenset[int]], re.Pattern[bytes] | None] = {}
         # Lines by their bytes: a storm repeats the same few lines, each read once.
         self._lines: dict[bytes, _Line] = {}
         self.verifier = Verifier(index.by_anchor, [s.matcher for s in index.signatures])
@@ -755,6 +775,11 @@ class Scanner:
         # Each line's anchors, where its text ends and the text, in the order the lines come.
         starts: dict[int, tuple[frozenset[int], int, bytes]] = {}
         runs: dict[int, tuple[int, int]] = {}
+        # Lines of a kind in a row (Scanner._stretch), from the first's start to where they
+        # end. Only the first is in `starts`; the rest are counted by the lane or given out
+        # after it (_stretched).
+        stretches: dict[int, int] = {}
+        retry = 0  # the found anchor from which a stretch is looked for again
         i, n = 0, len(found)
         while i < n:
             anchor, end = found[i]
@@ -797,6 +822,23 @@ class Scanner:
                 if repeat > 1:
                     runs[start] = (repeat, size)
                     i = bisect.bisect_right(found, start + repeat * size - 1, i, key=_BY_END)
+            elif (
+                settled is not None
+                and i >= retry
+                and not has_cr
+                and stop - start <= CACHED_LINE_BYTES
+                and start not in exceptions
+            ):
+                alike = self._stretch(block, stop, raw, starts[start][0])
+                cut = alike
+                for e in exceptions:  # a traceback's end is read as its own line
+                    if start < e < cut:
+                        cut = e
+                if not _holds_lines(block, start, alike, STRETCH_LINES):
+                    retry = i + STRETCH_RETRY  # few lines alike: a log that is no storm
+                elif _holds_lines(block, start, cut, STRETCH_LINES):
+                    stretches[start] = cut
+                    i = bisect.bisect_right(found, cut - 1, i, key=_BY_END)
         # A traceback's end that no anchor found is a line of its own, out of order.
         ends_alone = [start for start in exceptions if start not in starts]
         for start in ends_alone:
@@ -811,6 +853,11 @@ class Scanner:
             lines: Iterable[tuple[int, tuple[frozenset[int], int, bytes]]] = (
                 sorted(starts.items()) if ends_alone else starts.items()
             )
+            if stretches:
+                assert settled is not None  # stretches are looked for only then
+                lines = self._stretched(
+                    lines, stretches, runs, block, offset_base, state, settled, exceptions
+                )
             for start, (anchors, end, raw) in lines:
                 if settled is not None and start not in runs and start not in exceptions:
                     # Past COUNT_MISSES misses in a row, one line in COUNT_MISSES is tried: a
@@ -886,6 +933,154 @@ class Scanner:
         joined = state.prev_tail + block if len(block) < LOOKBACK_BYTES else block
         state.prev_tail = joined[-LOOKBACK_BYTES:]
         return len(block)
+
+    def _stretch(self, block: bytes, stop: int, raw: bytes, anchors: frozenset[int]) -> int:
+        """Where the lines after the one `raw` (its break at `stop`) stop being of its kind:
+        lines alike but for their numbers, each with the same anchors. One regular expression
+        finds them, in C, without a look at each."""
+        if not raw.isascii():
+            return stop + 1
+        shape = raw.translate(DIGITS_ALIKE)
+        key = (shape, anchors)
+        if key in self._stretch_patterns:
+            pattern = self._stretch_patterns[key]
+        else:
+            pattern = None
+            # A traceback's start begins a walk of its own (_exception_lines).
+            if self._traceback_anchor not in anchors and self._digit_safe(shape):
+                # Each run of digits may be as long as it likes: the lines of a storm differ in
+                # those (a sequence number, a size). Every other byte stands as it is. Nothing
+                # after a run of digits or of lines is a digit or a line: possessive repeats
+                # match as greedy ones would, without keeping places to go back to (15% less).
+                body = re.sub(rb"0+", rb"[0-9]++", re.escape(shape))
+                pattern = re.compile(b"(?:" + body + b"\n)++")
+            if len(self._stretch_patterns) >= CACHED_SHAPES:
+                self._stretch_patterns.clear()
+            self._stretch_patterns[key] = pattern
+        if pattern is None:
+            return stop + 1
+        m = pattern.match(block, stop + 1)
+        return stop + 1 if m is None else m.end()
+
+    def _digit_safe(self, shape: bytes) -> bool:
+        """Whether no literal with digits can stand in a line of this shape. Other literals
+        stand in every line of a stretch or in none: its lines differ only in their digits."""
+        return not any(literal in shape for literal in self._digit_literals)
+
+    def _stretched(
+        self,
+        lines: Iterable[tuple[int, tuple[frozenset[int], int, bytes]]],
+        stretches: dict[int, int],
+        runs: dict[int, tuple[int, int]],
+        block: bytes,
+        offset_base: int,
+        state: _FileState,
+        settled: Settled,
+        exceptions: set[int],
+    ) -> Iterator[tuple[int, tuple[frozenset[int], int, bytes]]]:
+        """`lines`, each stretch's lines after its first counted by `_count_stretch` as far as
+        the lane takes them; a line it does not take is given out as the found loop would
+        give it (a run of copies with its repeat), and the stretch goes on after it. It runs
+        once the line before was handled, so it sees what the tally made of that line."""
+        for start, item in lines:
+            yield start, item
+            end = stretches.get(start)
+            if end is None:
+                continue
+            anchors = item[0]
+            at = block.find(b"\n", start) + 1
+            while at < end:
+                at = self._count_stretch(block, at, end, anchors, offset_base, state, settled)
+                if at >= end:
+                    break
+                stop = block.find(b"\n", at)
+                size = stop + 1 - at
+                repeat = 1
+                if block.startswith(block[at : stop + 1], stop + 1):
+                    repeat, _ = _repeats(block, at, stop, exceptions)
+                    if repeat > 1:
+                        runs[at] = (repeat, size)
+                yield at, (anchors, stop, block[at:stop])
+                at += repeat * size
+
+    def _count_stretch(
+        self,
+        block: bytes,
+        at: int,
+        end: int,
+        anchors: frozenset[int],
+        offset_base: int,
+        state: _FileState,
+        settled: Settled,
+    ) -> int:
+        """Count the stretch's lines from the one at `at` as `_count_line` would count each,
+        as long as the lane places them; return where the first it did not take starts."""
+        shapes, counts, reported = self._shapes, settled.counts, state.reported
+        file_index = state.file_index
+        last = b""
+        # Set from the first line on (its key is never b""), for each new shape.
+        shape: _Shape
+        ranks: dict[int | None, int]
+        # A line the loop would not try (COUNT_MISSES) follows one not counted, so it begins a
+        # run and the lane does not take it: it is left to the loop.
+        first = at
+        while at < end:
+            stop = block.find(b"\n", at)
+            after = stop + 1
+            raw = block[at:stop]
+            if (
+                block.startswith(raw, after)
+                and block[after + stop - at : after + after - at] == b"\n"
+            ):
+                break  # copies stand as one line, which the loop reads (_stretched)
+            key = raw.translate(DIGITS_ALIKE)
+            if key != last:
+                # Most lines of a stretch have the shape of the one before.
+                known = shapes.get((key, anchors))
+                if known is None or not self._stretchable(known, key):
+                    break
+                shape, last = known, key
+                numbers, plan = shape.numbers, shape.plan
+                placed = numbers in settled.placed
+                prefix = plan.prefix_rank
+                texts = shape.timed or shape.host[1] is not None
+                ranks = counts.setdefault((file_index, numbers), {})
+            text = raw.decode() if texts else ""
+            stream: int | None
+            rank: int | None
+            if prefix is not None:
+                stream = rank = int(raw[prefix[0] : prefix[1]])
+            else:
+                stream, rank = read_ranks_by(plan, text or raw.decode(), state.file_rank)
+            if not placed and (numbers, rank) not in reported:
+                break
+            offset = offset_base + at
+            if offset == state.run_next:
+                lines = state.run_lines
+            else:
+                state.run_from, lines = offset, 0
+            if not self._lane(shape, text, stream, offset, lines, state):
+                break
+            state.run_next, state.run_lines = offset_base + after, lines + 1
+            ranks[rank] = ranks.get(rank, 0) + 1
+            at = after
+        if at > first:
+            state.count_misses = 0
+        return at
+
+    def _stretchable(self, shape: _Shape, key: bytes) -> bool:
+        """Whether `_count_stretch` may count lines of the shape: what `_count_line` asks of
+        a shape before it counts a line, the lane's own ask, and no literal with digits."""
+        if shape.quiet is None:
+            return False  # not known yet: a line of it has not been read
+        if shape.stretch is None:
+            shape.stretch = (
+                bool(shape.numbers)
+                and shape.lane
+                and not (shape.quiet[0] is not None and not shape.known)
+                and self._digit_safe(key)
+            )
+        return shape.stretch
 
     def _count_line(
         self,

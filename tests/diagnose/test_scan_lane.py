@@ -1,10 +1,11 @@
-"""The lane (scan.py `Scanner._lane`).
+"""The lane and stretches (scan.py `Scanner._lane`, `_stretch`, `_count_stretch`).
 
 The lane sets a counted line's memo without its look-back, when the look-back's answer is known
-already. It only makes a counting scan cheaper. A scan with it must make the same LineMatches,
-in the same order, and the same counts as a scan without it; and the diagnosis must be the one
-that reporting every line gives. Each crafted case below breaks one rule when that rule is
-dropped from the code.
+already. A stretch is a row of lines of one shape, counted without the found loop's look at
+each. Both only make a counting scan cheaper. A scan with them must make the same LineMatches,
+in the same order, and the same counts as a scan without them; and the diagnosis must be the
+one that reporting every line gives. Each crafted case below breaks one rule when that rule
+is dropped from the code.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import pytest
-from catalog import index
+from catalog import SPECS, Spec, index
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_scan_settled import AFTER_DEFERRED
@@ -55,12 +56,14 @@ class Scan:
     counted: dict[tuple[int, tuple[int, ...], int | None], int] = field(default_factory=dict)
     tally: Tally | None = None
     laned: int = 0  # lines the lane placed
+    stretched: int = 0  # of them, lines a stretch counted
 
 
 @contextmanager
 def without_lane() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Scanner, "_lane", staticmethod(lambda *_: False))
+        patch.setattr(scan, "STRETCH_LINES", 1 << 62)
         yield
 
 
@@ -89,13 +92,20 @@ def scanned_logs(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(scan, "CHUNK_BYTES", chunk)
         placed_by_lane = Scanner._lane
+        count_stretch = Scanner._count_stretch
 
         def lane_counting(*args: object) -> bool:
             took = placed_by_lane(*args)  # type: ignore[arg-type]
             result.laned += took
             return took
 
+        def stretch_counting(self: Scanner, block: bytes, at: int, *args: object) -> int:
+            taken = count_stretch(self, block, at, *args)  # type: ignore[arg-type]
+            result.stretched += block.count(b"\n", at, taken)
+            return taken
+
         patch.setattr(Scanner, "_lane", staticmethod(lane_counting))
+        patch.setattr(Scanner, "_count_stretch", stretch_counting)
         with without_lane() if not lane else _nothing():
             settled = Settled()
             scanner = Scanner(catalog)
@@ -130,7 +140,7 @@ def assert_alike(lines: list[str], **options: object) -> tuple[Scan, Scan]:
     assert fast.made == slow.made
     assert fast.counted == slow.counted
     assert all(m in plain.made for m in fast.made)  # each read as reporting every line reads it
-    assert slow.laned == 0
+    assert slow.laned == slow.stretched == 0
     report = json_report(triage(plain.tally), {})  # type: ignore[arg-type]
     assert json_report(triage(fast.tally), {}) == report  # type: ignore[arg-type]
     return fast, slow
@@ -140,7 +150,7 @@ def cycle(ranks: range, second: int, host: str = "", month: int = 6) -> list[str
     return [watch(r, second, host, month) for r in ranks]
 
 
-def test_a_storm_is_placed_by_the_lane() -> None:
+def test_a_storm_is_placed_by_the_lane_and_counted_in_stretches() -> None:
     # Ranks 10 to 59 are one shape (and fewer than COUNT_MISSES): after the first round, every
     # line is counted. The run begins with the second round, whose lines have their memos
     # from before it and are placed by `_place`; from the third round on, each line's memo is
@@ -150,6 +160,7 @@ def test_a_storm_is_placed_by_the_lane() -> None:
     assert [m.rank for m in fast.made] == list(range(10, 60))
     assert sum(fast.counted.values()) == 450
     assert fast.laned == 400
+    assert 0 < fast.stretched <= fast.laned
 
 
 def time_of(line: str) -> Timestamp | None:
@@ -287,6 +298,84 @@ def test_deferred_lines_read_alike_with_the_lane(case: str) -> None:
         assert_alike(AFTER_DEFERRED[case])
 
 
+def test_a_stretch_holds_no_traceback_end() -> None:
+    # Rank 15's OOM line ends its traceback, so it is evidence, reported, in a stretch of OOM
+    # lines of other ranks, which must stop before it.
+    lines = [
+        "[rank15]:Traceback (most recent call last):",
+        '[rank15]:  File "train.py", line 1, in <module>',
+        *[f"[rank{r}]:{OOM}" for r in range(10, 100)],
+    ]
+    fast, _ = assert_alike(lines)
+    (end,) = [m for m in fast.made if m.rank == 15]
+    assert end.evidence == "python-exception"
+    # After it, a run of 84 counted lines: the lane places the last 20, in a stretch.
+    assert fast.stretched == fast.laned == 20
+
+
+def test_copies_in_a_stretch_stand_as_one_line() -> None:
+    # Rank 47 is new in the second round, and prints its line twice: one LineMatch, repeat 2.
+    lines = [
+        *cycle(range(10, 47), 1),
+        *cycle(range(10, 47), 2),
+        watch(47, 2),
+        *cycle(range(48, 90), 2),
+        *cycle(range(10, 90), 3),
+    ]
+    lines.insert(lines.index(watch(47, 2)), watch(47, 2))
+    fast, _ = assert_alike(lines)
+    (copies,) = [m for m in fast.made if m.rank == 47]
+    assert copies.repeat == 2
+    assert fast.stretched > 0
+
+
+def test_a_stretch_reports_a_new_stream() -> None:
+    # Rank 60 is new in the fourth round, deep in a stretch: its line is reported.
+    lines = [
+        *[line for second in range(1, 4) for line in cycle(RANKS, second)],
+        *cycle(range(10, 36), 4),
+        watch(60, 4),
+        *cycle(range(36, 60), 4),
+    ]
+    fast, _ = assert_alike(lines)
+    assert [m.rank for m in fast.made] == [*RANKS, 60]
+    # The third round and the fourth up to rank 60, whose line ends the run.
+    assert fast.stretched == fast.laned == 50 + 26
+
+
+DIGITS = Spec(
+    "cuda-runtime-out-of-memory",
+    "memory",
+    "CUDA runtime error 2",
+    "Lower the batch size.",
+    (("cuda runtime error (2) : out of memory", "defining"),),
+    (
+        (
+            "https://github.com/pytorch/pytorch/issues/958",
+            "THCudaCheck FAIL file=/pytorch/torch/lib/THC/generic/THCStorage.cu line=66 "
+            "error=2 : out of memory\ncuda runtime error (2) : out of memory",
+        ),
+    ),
+)
+
+
+def test_a_literal_with_digits_keeps_its_lines_out_of_stretches() -> None:
+    # Every line has one shape, but only those with error 2 hold the anchor.
+    catalog = index((*SPECS, DIGITS))
+    # Every line has one shape and the OOM anchor; the first has error 4, and only those
+    # with error 2 hold the other anchor, which has digits.
+    lines = [
+        f"[rank{r}]:{OOM} cuda runtime error ({4 if r % 3 == 1 else 2}) : out of memory"
+        for r in range(10, 90)
+    ]
+    fast, _ = assert_alike(lines, catalog=catalog)
+    found = {
+        entry: tally.count
+        for entry, tally in fast.tally.defining.items()  # type: ignore[union-attr]
+    }
+    assert found == {"cuda-out-of-memory": 80, "cuda-runtime-out-of-memory": 53}
+
+
 # Storms as the lane meets them: rounds of one signature's lines from a few ranks, each with
 # a valid time, an invalid one or none, a host or not; copies; OOM lines (no time, placed);
 # supporting lines; lines between that name a time or a host; and empty lines.
@@ -334,15 +423,18 @@ LOG = st.lists(st.one_of(ROUND, ROUND, BETWEEN), min_size=1, max_size=12).map(
     st.sampled_from([512, 4096, scan.CHUNK_BYTES]),
     st.sampled_from([(scan.LOOKBACK_LINES, scan.LOOKBACK_BYTES), (3, 400), (8, 2000)]),
     st.sampled_from([scan.CACHED_STREAMS, 2, 5, 12]),
+    st.sampled_from([2, 4, scan.STRETCH_LINES]),
 )
 def test_the_lane_never_changes_what_a_scan_makes(
     lines: list[str],
     chunk: int,
     window: tuple[int, int],
     streams: int,
+    stretch: int,
 ) -> None:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(scan, "LOOKBACK_LINES", window[0])
         patch.setattr(scan, "LOOKBACK_BYTES", window[1])
         patch.setattr(scan, "CACHED_STREAMS", streams)
+        patch.setattr(scan, "STRETCH_LINES", stretch)
         assert_alike(lines, chunk=chunk)
