@@ -76,6 +76,7 @@ UNREAD_TIMES = 4096  # memos whose time a block may leave unread (_FileState.unr
 SWEEP_GAP = 8  # lines between two matches that _Sweep reads rather than begin anew
 STRETCH_LINES = 16  # lines of one shape in a row that make a stretch (Scanner._stretch)
 STRETCH_RETRY = 16  # anchors found, after a shorter one, before a stretch is looked for again
+STRETCH_PATTERNS = 256  # kinds of line a scanner compiles a stretch's expression for, at most
 # After this many lines in a row that Scanner._count_line could not count, it tries one in this
 # many until one is counted: in a log where every line is a new stream, trying costs without gain.
 COUNT_MISSES = 64
@@ -780,6 +781,7 @@ class Scanner:
         # after it (_stretched).
         stretches: dict[int, int] = {}
         retry = 0  # the found anchor from which a stretch is looked for again
+        exception_starts = sorted(exceptions)
         i, n = 0, len(found)
         while i < n:
             anchor, end = found[i]
@@ -829,16 +831,17 @@ class Scanner:
                 and stop - start <= CACHED_LINE_BYTES
                 and start not in exceptions
             ):
-                alike = self._stretch(block, stop, raw, starts[start][0])
-                cut = alike
-                for e in exceptions:  # a traceback's end is read as its own line
-                    if start < e < cut:
-                        cut = e
-                if not _holds_lines(block, start, alike, STRETCH_LINES):
-                    retry = i + STRETCH_RETRY  # few lines alike: a log that is no storm
-                elif _holds_lines(block, start, cut, STRETCH_LINES):
-                    stretches[start] = cut
-                    i = bisect.bisect_right(found, cut - 1, i, key=_BY_END)
+                # A traceback's end is read as its own line: a stretch stops before the next.
+                after = bisect.bisect_right(exception_starts, start)
+                limit = exception_starts[after] if after < len(exception_starts) else len(block)
+                alike = self._stretch(block, stop, raw, starts[start][0], limit)
+                if _holds_lines(block, start, alike, STRETCH_LINES):
+                    stretches[start] = alike
+                    i = bisect.bisect_right(found, alike - 1, i, key=_BY_END)
+                else:
+                    # Few lines alike: a log that is no storm, or a stretch cut short. Either
+                    # way no line is matched again by the next try until it is 16 anchors on.
+                    retry = i + STRETCH_RETRY
         # A traceback's end that no anchor found is a line of its own, out of order.
         ends_alone = [start for start in exceptions if start not in starts]
         for start in ends_alone:
@@ -934,16 +937,22 @@ class Scanner:
         state.prev_tail = joined[-LOOKBACK_BYTES:]
         return len(block)
 
-    def _stretch(self, block: bytes, stop: int, raw: bytes, anchors: frozenset[int]) -> int:
-        """Where the lines after the one `raw` (its break at `stop`) stop being of its kind:
-        lines alike but for their numbers, each with the same anchors. One regular expression
-        finds them, in C, without a look at each."""
+    def _stretch(
+        self, block: bytes, stop: int, raw: bytes, anchors: frozenset[int], limit: int
+    ) -> int:
+        """Where the lines after the one `raw` (its break at `stop`) stop being of its kind,
+        `limit` at most: lines alike but for their numbers, each with the same anchors. One
+        regular expression finds them, in C, without a look at each."""
         if not raw.isascii():
             return stop + 1
         shape = raw.translate(DIGITS_ALIKE)
         key = (shape, anchors)
         if key in self._stretch_patterns:
             pattern = self._stretch_patterns[key]
+        elif len(self._stretch_patterns) >= STRETCH_PATTERNS:
+            # Compiling costs up to 1.4 ms for a line of 1 KiB: a log of ever new kinds of
+            # line is no storm, and makes no more than this many.
+            return stop + 1
         else:
             pattern = None
             # A traceback's start begins a walk of its own (_exception_lines).
@@ -954,12 +963,10 @@ class Scanner:
                 # match as greedy ones would, without keeping places to go back to (15% less).
                 body = re.sub(rb"0+", rb"[0-9]++", re.escape(shape))
                 pattern = re.compile(b"(?:" + body + b"\n)++")
-            if len(self._stretch_patterns) >= CACHED_SHAPES:
-                self._stretch_patterns.clear()
             self._stretch_patterns[key] = pattern
         if pattern is None:
             return stop + 1
-        m = pattern.match(block, stop + 1)
+        m = pattern.match(block, stop + 1, limit)
         return stop + 1 if m is None else m.end()
 
     def _digit_safe(self, shape: bytes) -> bool:

@@ -343,6 +343,56 @@ def test_a_stretch_reports_a_new_stream() -> None:
     assert fast.stretched == fast.laned == 50 + 26
 
 
+def test_a_stretch_is_matched_no_further_than_the_next_traceback_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A hundred ranks start a traceback; their OOM lines, which end them, stand one in 17 in a
+    # storm of OOM lines of one kind. Matched to the block's end from each stretch, the
+    # expression would read the storm once per stretch: 100 times over.
+    covered = [0]
+    stretch = Scanner._stretch
+
+    def measuring(self: Scanner, block: bytes, stop: int, *args: object) -> int:
+        alike = stretch(self, block, stop, *args)  # type: ignore[arg-type]
+        covered[0] += alike - stop
+        return alike
+
+    monkeypatch.setattr(Scanner, "_stretch", measuring)
+    lines = [f"[rank{r}]:Traceback (most recent call last):" for r in range(100, 200)]
+    for r in range(100, 200):
+        lines += [f"[rank{r}]:{OOM}", *[f"[rank{1000 + i}]:{OOM}" for i in range(16)]]
+    fast = scanned(lines)
+    # A try that fails is followed by the next STRETCH_RETRY anchors on (8 lines of 2), so a
+    # line is matched twice at most.
+    assert 0 < covered[0] <= 2 * len("".join(line + "\n" for line in lines))
+    ends = {m.rank for m in fast.made if m.evidence == "python-exception" and m.rank < 1000}
+    assert ends == set(range(100, 200))
+    assert_alike(lines)
+
+
+def test_a_scanner_compiles_a_bounded_number_of_stretch_expressions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Fifty kinds of OOM line, 20 of each in a row: only the first 8 kinds get an expression,
+    # and the scan reads the same without one.
+    monkeypatch.setattr(scan, "STRETCH_PATTERNS", 8)
+    kinds = ["".join(chr(97 + (k >> shift) % 26) for shift in (0, 5)) for k in range(50)]
+    lines = [PLACE, *[f"[rank{10 + i}]:{OOM} {kind}" for kind in kinds for i in range(20)]]
+    compiled: list[Scanner] = []
+    make = Scanner.__init__
+
+    def keeping(self: Scanner, *args: object, **kwargs: object) -> None:
+        make(self, *args, **kwargs)  # type: ignore[arg-type]
+        compiled.append(self)
+
+    monkeypatch.setattr(Scanner, "__init__", keeping)
+    fast, _ = assert_alike(lines)
+    # The scans with and without the lane (which still looks for stretches, and makes none
+    # of fewer than 2**62 lines), then the scan that reports every line and looks for none.
+    assert [len(s._stretch_patterns) for s in compiled] == [8, 8, 0]
+    assert fast.stretched > 0
+
+
 DIGITS = Spec(
     "cuda-runtime-out-of-memory",
     "memory",
