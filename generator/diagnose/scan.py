@@ -1024,6 +1024,12 @@ class Scanner:
         as long as the lane places them; return where the first it did not take starts."""
         shapes, counts, reported = self._shapes, settled.counts, state.reported
         file_index = state.file_index
+        sweep = state.sweep
+        assert sweep is not None
+        if sweep.pending:
+            sweep.settle(state)  # the lane reads the memos of deferred lines
+        # The run's end, kept here while lines join it (the lane reads only run_from).
+        run_next, run_lines = state.run_next, state.run_lines
         last = b""
         # Set from the first line on (its key is never b""), for each new shape.
         shape: _Shape
@@ -1062,15 +1068,16 @@ class Scanner:
             if not placed and (numbers, rank) not in reported:
                 break
             offset = offset_base + at
-            if offset == state.run_next:
-                lines = state.run_lines
+            if offset == run_next:
+                lines = run_lines
             else:
                 state.run_from, lines = offset, 0
             if not self._lane(shape, text, stream, offset, lines, state):
                 break
-            state.run_next, state.run_lines = offset_base + after, lines + 1
+            run_next, run_lines = offset_base + after, lines + 1
             ranks[rank] = ranks.get(rank, 0) + 1
             at = after
+        state.run_next, state.run_lines = run_next, run_lines
         if at > first:
             state.count_misses = 0
         return at
@@ -1134,17 +1141,19 @@ class Scanner:
             lines = state.run_lines
         else:
             state.run_from, lines = offset, 0
-        if not (shape.lane and self._lane(shape, text, stream, offset, lines, state)):
-            sweep = state.sweep
-            assert sweep is not None  # made for the block before any line is read
-            if not sweep.defer(start, end, stream, text, shape, state):
-                if sweep.pending:
-                    sweep.settle(state)
-                info = read_parts_by(shape.plan, text)[0]
-                if not shape.supporting:
-                    time, host = self._place(block, start, offset_base, info, state, tail_cr)
-                    _set_memo(state, stream, _Memo(offset, time, host))
-                sweep.take(start, end, 0, 1, stream, state, info)
+        sweep = state.sweep
+        assert sweep is not None  # made for the block before any line is read
+        if shape.lane and sweep.pending:
+            sweep.settle(state)  # the lane reads the memos of deferred lines
+        placed = shape.lane and self._lane(shape, text, stream, offset, lines, state)
+        if not placed and not sweep.defer(start, end, stream, text, shape, state):
+            if sweep.pending:
+                sweep.settle(state)
+            info = read_parts_by(shape.plan, text)[0]
+            if not shape.supporting:
+                time, host = self._place(block, start, offset_base, info, state, tail_cr)
+                _set_memo(state, stream, _Memo(offset, time, host))
+            sweep.take(start, end, 0, 1, stream, state, info)
         if shape.supporting:
             state.run_next = -1  # it sets no memo, and a look-back reads its time and host
         else:
@@ -1170,11 +1179,8 @@ class Scanner:
         one the bound dropped (CACHED_STREAMS is larger). A timed shape's line needs a valid
         time of its own, read later (`_read_times`): only the last of a stream's is needed.
         An untimed one whose memo, in the run, holds a time is left to `_place`, which
-        finds whether the look-back reaches it."""
-        sweep = state.sweep
-        assert sweep is not None
-        if sweep.pending:
-            sweep.settle(state)  # the memos of deferred lines are written then
+        finds whether the look-back reaches it. No line may wait in the sweep (defer): its
+        memo is not written yet."""
         memos = state.memos
         memo = memos.get(stream)
         in_run = memo is not None and memo.offset >= state.run_from
