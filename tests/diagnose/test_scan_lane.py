@@ -393,6 +393,7 @@ def test_a_scanner_compiles_a_bounded_number_of_stretch_expressions(
     assert fast.stretched > 0
 
 
+# A signature whose literal has a digit, with an excerpt of a real log that prints it.
 DIGITS = Spec(
     "cuda-runtime-out-of-memory",
     "memory",
@@ -401,9 +402,11 @@ DIGITS = Spec(
     (("cuda runtime error (2) : out of memory", "defining"),),
     (
         (
-            "https://github.com/pytorch/pytorch/issues/958",
-            "THCudaCheck FAIL file=/pytorch/torch/lib/THC/generic/THCStorage.cu line=66 "
-            "error=2 : out of memory\ncuda runtime error (2) : out of memory",
+            "https://github.com/mahyarnajibi/fast-rcnn-torch/issues/9",
+            "THCudaCheck FAIL file=/tmp/luarocks_cutorch-scm-1-2572/cutorch/lib/THC/"
+            "THCTensorRandom.cu line=20 error=2 : out of memory\n"
+            "qlua: cuda runtime error (2) : out of memory at /tmp/luarocks_cutorch-scm-1-2572/"
+            "cutorch/lib/THC/THCTensorRandom.cu:20",
         ),
     ),
 )
