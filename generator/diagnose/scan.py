@@ -183,14 +183,6 @@ class Settled:
         # Signature sets whose later lines only add to counts; at most ROLE_SETS (triage.py).
         self.placed: set[tuple[int, ...]] = set()
 
-    def lines(self) -> dict[tuple[int, tuple[int, ...], int | None], int]:
-        """The lines counted, by (file index, signatures, rank)."""
-        return {
-            (file_index, numbers, rank): count
-            for (file_index, numbers), ranks in self.counts.items()
-            for rank, count in ranks.items()
-        }
-
 
 @dataclass
 class ScanStats:
@@ -335,6 +327,9 @@ class _Shape:
     host: tuple[bool, Span | None]
     has_time: Callable[[str], bool]  # has_time_by, for lines of the shape (time_test_of)
     quiet: tuple[Kind | None] | None = None  # (kind,) once a line was no launcher's report
+    # Set with `quiet`: a line of the shape may be only counted (Scanner._count_line). It has
+    # signatures, and no evidence the tally keeps (a known entry's evidence it never keeps).
+    countable: bool = False
     # Whether a counted line of the shape may be placed by the lane (Scanner._count_line): it
     # sets its stream's memo, and the plan alone decides its own host.
     lane: bool = field(init=False)
@@ -945,7 +940,7 @@ class Scanner:
         regular expression finds them, in C, without a look at each."""
         if not raw.isascii():
             return stop + 1
-        shape = raw.translate(DIGITS_ALIKE)
+        shape = ascii_shape(raw)
         key = (shape, anchors)
         if key in self._stretch_patterns:
             pattern = self._stretch_patterns[key]
@@ -1088,12 +1083,7 @@ class Scanner:
         if shape.quiet is None:
             return False  # not known yet: a line of it has not been read
         if shape.stretch is None:
-            shape.stretch = (
-                bool(shape.numbers)
-                and shape.lane
-                and not (shape.quiet[0] is not None and not shape.known)
-                and self._digit_safe(key)
-            )
+            shape.stretch = shape.countable and shape.lane and self._digit_safe(key)
         return shape.stretch
 
     def _count_line(
@@ -1121,10 +1111,8 @@ class Scanner:
         if not shaped or not raw.isascii():
             return False
         shape = self._shapes.get((raw.translate(DIGITS_ALIKE), anchors))
-        if shape is None or shape.quiet is None or not shape.numbers:
+        if shape is None or not shape.countable:
             return False
-        if shape.quiet[0] is not None and not shape.known:
-            return False  # evidence the tally keeps
         text = raw.decode()
         # The rank first: a line of a new stream (a log of a million ranks) reads no time here.
         prefix = shape.plan.prefix_rank
@@ -1300,6 +1288,7 @@ class Scanner:
             )
             if known.quiet is None and line.launch is None:
                 known.quiet = (line.kind,)
+                known.countable = bool(known.numbers) and (line.kind is None or known.known)
             return line
         text = raw.decode("utf-8", "replace")
         numbers = self._verify(raw, text, anchors)

@@ -19,7 +19,7 @@ import pytest
 from catalog import SPECS, Spec, index
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_scan_settled import AFTER_DEFERRED
+from test_scan_settled import AFTER_DEFERRED, counted_lines
 
 from generator.diagnose import scan
 from generator.diagnose.index import SignatureIndex
@@ -122,7 +122,7 @@ def scanned_logs(
                 ):
                     result.made.append(match)
                     result.tally.add(match, settled if settle else None)  # type: ignore[union-attr]
-                result.counted.update(settled.lines())
+                result.counted.update(counted_lines(settled))
                 result.tally.add_settled(settled)  # type: ignore[union-attr]
     return result
 
