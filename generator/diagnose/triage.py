@@ -283,11 +283,8 @@ class Tally:
         for entry, found in roles.items():
             if "context" in found:
                 self.context[entry] += repeat
-            if "defining" in found:
-                tallies = self.defining
-            elif "harmless" in found:
-                tallies = self.harmless
-            else:
+            tallies = self._tallies_of(found)
+            if tallies is None:
                 continue
             tally = tallies.get(entry)
             if tally is None:
@@ -307,17 +304,24 @@ class Tally:
         ):
             settled.placed.add(match.signatures)
 
+    def _tallies_of(self, found: set[str]) -> dict[str, _Tally] | None:
+        """Where an entry's lines with these roles are counted: as its defining lines, else
+        as harmless ones; None for an entry the line only supports (context)."""
+        if "defining" in found:
+            return self.defining
+        if "harmless" in found:
+            return self.harmless
+        return None
+
     def _placed(self, roles: dict[str, set[str]]) -> bool:
         """Whether a later line with these roles can change only counts and streams: each of
         its entries' earliest first lines, of all and of those ranked, has a line and is
         compared by position only, which a line scanned later never comes first in."""
         for entry, found in roles.items():
-            if "defining" in found:
-                tally = self.defining.get(entry)
-            elif "harmless" in found:
-                tally = self.harmless.get(entry)
-            else:
+            tallies = self._tallies_of(found)
+            if tallies is None:
                 continue
+            tally = tallies.get(entry)
             if tally is None:
                 return False
             for earliest in (tally.firsts, tally.ranked):
@@ -339,12 +343,10 @@ class Tally:
             for entry, found in roles.items():
                 if "context" in found:
                     self.context[entry] += lines
-                if "defining" in found:
-                    tally = self.defining[entry]
-                elif "harmless" in found:
-                    tally = self.harmless[entry]
-                else:
+                tallies = self._tallies_of(found)
+                if tallies is None:
                     continue
+                tally = tallies[entry]
                 new = tally.new_streams(file_index, ranks)
                 tally.firsts.add_later(file_index, len(new))
                 tally.ranked.add_later(file_index, len(new) - (None in new))
