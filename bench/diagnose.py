@@ -126,15 +126,11 @@ def load_catalog(args: argparse.Namespace) -> tuple[SignatureIndex, list[tuple[s
     """The index to benchmark, and (entry id, example log) pairs to take failures from."""
     from generator.diagnose.index import load_index
     from generator.loading.discovery import find_entry_files, read_sources
-    from generator.validation import load_doc
+    from generator.validation import loadable_entries
 
     sources, _ = read_sources(find_entry_files(Path(args.entries)), REPO)
-    entries = {}
-    for source in sources:
-        doc, _ = load_doc(source)
-        if doc is not None:
-            entries.setdefault(doc.entry.id, doc.entry)
-    examples = [(e.id, x.log) for e in entries.values() for x in e.examples]
+    entries, _ = loadable_entries(sources)
+    examples = [(e.id, x.log) for e in entries for x in e.examples]
     index = (
         load_index(Path(args.index).read_bytes())
         if args.index

@@ -214,7 +214,7 @@ def _loaded_entries(folders: Sequence[str]) -> tuple[list[Entry], list[str]]:
     """The entries that load in `folders` (ids first come, first kept), and a note per folder
     saying how many files did not."""
     from generator.loading.discovery import containing, find_entry_files, read_sources
-    from generator.validation import load_doc
+    from generator.validation import loadable_entries
 
     entries: dict[str, Entry] = {}
     notes: list[str] = []
@@ -226,13 +226,13 @@ def _loaded_entries(folders: Sequence[str]) -> tuple[list[Entry], list[str]]:
             )
         inside = containing(Path(folder), Path.cwd())
         sources, unreadable = read_sources(find_entry_files(Path(folder)), Path.cwd(), inside)
-        skipped = len(unreadable)
-        for source in sources:
-            doc, _ = load_doc(source)
-            if doc is None or doc.entry.id in entries:
+        loaded, left_out = loadable_entries(sources)
+        skipped = len(unreadable) + left_out
+        for entry in loaded:
+            if entry.id in entries:
                 skipped += 1
             else:
-                entries[doc.entry.id] = doc.entry
+                entries[entry.id] = entry
         if skipped:
             notes.append(
                 f"{skipped} entry file(s) in {folder} do not load and were left out; "

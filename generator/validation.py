@@ -102,6 +102,20 @@ def catalog_problems(
     return found
 
 
+def loadable_entries(sources: Iterable[SourceFile]) -> tuple[list[Entry], int]:
+    """The entries `diagnose` compiles its index from: of each id, the first file that loads.
+    Also how many files were left out, because they do not load or repeat an id."""
+    entries: dict[str, Entry] = {}
+    left_out = 0
+    for source in sources:
+        doc, _ = load_doc(source)
+        if doc is None or doc.entry.id in entries:
+            left_out += 1
+        else:
+            entries[doc.entry.id] = doc.entry
+    return list(entries.values()), left_out
+
+
 def _relations(entry: Entry) -> tuple[str, ...]:
     return (*entry.related, *entry.collateral)
 

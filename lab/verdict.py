@@ -17,7 +17,7 @@ from generator.diagnose.index import SignatureIndex, build_index
 from generator.diagnose.report import to_json
 from generator.diagnose.scan import Scanner
 from generator.loading.discovery import find_entry_files, read_sources
-from generator.validation import load_doc
+from generator.validation import loadable_entries
 
 REPO = Path(__file__).resolve().parents[1]
 MANIFEST = REPO / "lab" / "scenarios.toml"
@@ -46,12 +46,7 @@ def build_of(log: Path) -> str:
 @cache
 def catalog_index(entries: Path = REPO / "entries") -> SignatureIndex:
     sources, _ = read_sources(find_entry_files(entries), REPO)
-    found = {}
-    for source in sources:
-        doc, _ = load_doc(source)
-        if doc is not None and doc.entry.id not in found:
-            found[doc.entry.id] = doc.entry
-    return SignatureIndex(build_index(found.values()))
+    return SignatureIndex(build_index(loadable_entries(sources)[0]))
 
 
 def entry_ids(entries: Path = REPO / "entries") -> set[str]:

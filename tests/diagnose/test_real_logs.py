@@ -21,7 +21,7 @@ from generator.diagnose.engine import LogBytes, diagnose_logs
 from generator.diagnose.index import SignatureIndex, build_index
 from generator.diagnose.report import to_json
 from generator.loading.discovery import find_entry_files, read_sources
-from generator.validation import load_doc
+from generator.validation import loadable_entries
 
 REPO = Path(__file__).resolve().parents[2]
 REAL = REPO / "tests" / "fixtures" / "logs" / "real"
@@ -106,11 +106,7 @@ HEADER = re.compile(r"# (source|ran|expected): (.+)")
 def _catalog() -> tuple[SignatureIndex, dict[str, Any]]:
     """The index `trainwreck diagnose` compiles from entries/ (first loadable entry of an id)."""
     sources, _ = read_sources(find_entry_files(REPO / "entries"), REPO)
-    entries: dict[str, Any] = {}
-    for source in sources:
-        doc, _ = load_doc(source)
-        if doc is not None:
-            entries.setdefault(doc.entry.id, doc.entry)
+    entries = {entry.id: entry for entry in loadable_entries(sources)[0]}
     return SignatureIndex(build_index(entries.values())), entries
 
 
