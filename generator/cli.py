@@ -447,8 +447,10 @@ def _diagnose(args: argparse.Namespace) -> int:
 
 def _draft(path: str) -> Draft:
     """The error line of a log that the catalog may lack, as the diagnosis's fallback finds it
-    with no catalog at all (docs/diagnose.md), and the log's lines around it."""
-    from generator.diagnose.engine import LogBytes, diagnose_logs
+    with no catalog at all (docs/diagnose.md), and the log's lines around it. The log is
+    streamed twice, as `diagnose` streams it: no log, however large, is held in memory."""
+    from generator.diagnose.context import read_lines, wanted_lines
+    from generator.diagnose.engine import diagnose_reads
     from generator.diagnose.evidence import body_of
     from generator.diagnose.index import SignatureIndex, build_index
     from generator.diagnose.inputs import LogInput, OpenLog
@@ -457,21 +459,24 @@ def _draft(path: str) -> Draft:
     from generator.scaffold import CONTEXT_AFTER, CONTEXT_BEFORE, Draft
 
     name = Path(path).as_posix()
+    log = LogInput(name, path, True, None)
     try:
-        with OpenLog(LogInput(name, path, True, None)) as opened:
-            parts = []
-            while chunk := opened.read(1 << 20):
-                parts.append(chunk)
+        with OpenLog(log) as opened:
+            run = diagnose_reads(SignatureIndex(build_index([])), [(name, opened.read)])
+        if run.problems:
+            raise ValueError(run.problems[0].message)
+        if not run.diagnosis.unrecognized:
+            raise ValueError(
+                "no line in it states an error (no traceback, signal, Xid or error line)"
+            )
+        found = run.diagnosis.unrecognized[0]
+        with OpenLog(log) as opened:
+            lines = read_lines(
+                opened.read, wanted_lines([found.hit.line], CONTEXT_BEFORE, CONTEXT_AFTER)
+            )
     except LogReadError as exc:
         raise ValueError(str(exc)) from None
-    raw = b"".join(parts)
-    run = diagnose_logs(SignatureIndex(build_index([])), [LogBytes(name, raw)])
-    if not run.diagnosis.unrecognized:
-        raise ValueError("no line in it states an error (no traceback, signal, Xid or error line)")
-    found = run.diagnosis.unrecognized[0]
-    lines = raw.decode("utf-8", "replace").split("\n")
-    first = max(0, found.hit.line - 1 - CONTEXT_BEFORE)
-    around = [line.rstrip("\r") for line in lines[first : found.hit.line + CONTEXT_AFTER]]
+    around = [lines[n].decode("utf-8", "replace").rstrip("\r") for n in sorted(lines)]
     while around and not around[-1].strip():
         around.pop()
     return Draft(

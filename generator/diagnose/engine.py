@@ -8,7 +8,7 @@ examples and the benign corpus.
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from generator.diagnose.index import SignatureIndex
@@ -46,26 +46,28 @@ def scan_log(scanner: Scanner, log: LogBytes, file_index: int = 0) -> list[LineM
     )
 
 
-def diagnose_logs(
-    index: SignatureIndex, logs: Sequence[LogBytes], scanner: Scanner | None = None
+def diagnose_reads(
+    index: SignatureIndex,
+    logs: Iterable[tuple[str, Callable[[int], bytes]]],
+    scanner: Scanner | None = None,
 ) -> Run:
+    """The diagnosis of logs given as (name, read), each read as it streams."""
     scanner = scanner or Scanner(index)
     tally, settled = Tally(index), Settled()
     stats = ScanStats()
     problems: list[ScanProblem] = []
-    for i, log in enumerate(logs):
-        stream = io.BytesIO(log.raw)
+    for i, (name, read) in enumerate(logs):
         tally.add_all(
             scanner.scan(
-                stream.read,
-                log.name,
-                i,
-                stats,
-                problems,
-                file_rank=rank_from_path(log.name),
-                settled=settled,
+                read, name, i, stats, problems, file_rank=rank_from_path(name), settled=settled
             ),
             settled,
         )
         tally.add_settled(settled)
     return Run(triage(tally), stats, problems)
+
+
+def diagnose_logs(
+    index: SignatureIndex, logs: Sequence[LogBytes], scanner: Scanner | None = None
+) -> Run:
+    return diagnose_reads(index, ((log.name, io.BytesIO(log.raw).read) for log in logs), scanner)

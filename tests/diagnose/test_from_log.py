@@ -127,3 +127,40 @@ def test_a_log_with_no_error_line_is_refused(
 )
 def test_draft_signature_turns_variable_parts_into_placeholders(line: str, pattern: str) -> None:
     assert draft_signature(line) == pattern
+
+
+def test_a_gzip_bomb_is_drafted_from_in_bounded_memory(tmp_path: Path) -> None:
+    """Issue 39, defect 3: the draft read the whole log (a 1 MB bomb took it to 5.5 GB); it now
+    streams the log twice, as `diagnose` does, keeping only the lines it quotes."""
+    import gzip
+    import os
+    import re
+    import subprocess
+    import sys
+
+    from tests.diagnose.peak_rss import MAX_RSS_MIB, RUN
+
+    bomb = tmp_path / "job.log.gz"
+    with gzip.open(bomb, "wb", compresslevel=9) as handle:
+        handle.write(LOG.encode())
+        line = b"0" * (1 << 20) + b"\n"
+        for _ in range(1500):
+            handle.write(line)
+    assert bomb.stat().st_size < 4 << 20
+    repo = Path(__file__).resolve().parents[2]
+    proc = subprocess.run(
+        [sys.executable, "-c", RUN, "new", "ext-misaligned", "--category", "framework"]
+        + ["--from-log", str(bomb)],
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(repo)},
+    )
+    err = proc.stderr.decode()
+    assert proc.returncode == 0, err
+    rss_mib = int(re.findall(r"MAXRSS (\d+)", err)[-1]) // 1024
+    assert rss_mib < MAX_RSS_MIB, f"peak RSS {rss_mib} MiB"
+    drafted = (tmp_path / "entries" / "framework" / "ext-misaligned.yaml").read_text()
+    assert f'  - pattern: "{PATTERN}"' in drafted
+    assert drafted.count("0" * 4096) == 4  # the two lines after it, in observed and the example
+    assert "0" * 4097 not in drafted
