@@ -7,7 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Where `make serve` listens (the README's address); tests pick a free port.
 DEV_ADDR ?= 127.0.0.1:8000
 
-.PHONY: serve build validate test lint format chromium java shells axe fuzz clean lab lab-drift bench
+.PHONY: serve build validate test lint format chromium java shells axe fuzz clean lab lab-drift bench realeval
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -107,3 +107,8 @@ format: $(VENV)/.installed-test
 
 clean:
 	rm -rf $(VENV) site .site-builds .bench-node .pytest_cache .mypy_cache .ruff_cache
+
+# The real-failure benchmark (corpus/real/README.md): the score of both engines on every case,
+# written to corpus/real/score.json; tests/realeval/ fails when the engines' results differ.
+realeval: $(VENV)/.installed
+	$(BIN)/python -m realeval --write

@@ -1,0 +1,1 @@
+"""The real-failure benchmark's scorer (corpus/real/README.md): `python -m realeval`."""
