@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from generator.model.entry import Entry
 
 INDEX_VERSION = 1
+# The signals an entry's `codes.signal` may name, by number (launcher.SIGNALS says what each means).
+SIGNAL_NUMBERS = {"SIGILL": 4, "SIGABRT": 6, "SIGBUS": 7, "SIGFPE": 8, "SIGKILL": 9, "SIGSEGV": 11}
 MAX_LINE_BYTES = 65536
 ROLES = ("defining", "context", "harmless")
 
@@ -57,6 +59,8 @@ class IndexEntry:
     related: tuple[str, ...] = ()
     collateral: tuple[str, ...] = ()
     refines: str | None = None
+    kind: str = "failure"  # or "class": a family of failures (entry-format.md)
+    signals: tuple[int, ...] = ()  # what a launcher's report of one of these signals names
 
 
 # The roles that make a matched line a known entry's (the scanner's _Shape.known and the
@@ -91,7 +95,7 @@ def catalog_version(entries: dict[str, IndexEntry], signatures: Iterable[IndexSi
     the first 10 hex digits of the SHA-256 of the entries and signatures as JSON, so two
     indexes with the same content carry the same version."""
     body = {
-        "entries": {k: asdict(v) for k, v in entries.items()},
+        "entries": {k: _entry_data(v) for k, v in entries.items()},
         "signatures": [asdict(s) for s in signatures],
     }
     text = json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
@@ -116,6 +120,8 @@ def build_index(entries: Iterable[Entry]) -> IndexFile:
             related=tuple(e.related),
             collateral=tuple(e.collateral),
             refines=e.refines,
+            kind=e.kind,
+            signals=tuple(SIGNAL_NUMBERS[name] for name in e.codes.signal),
         )
         for e in ordered
     }
@@ -141,11 +147,21 @@ def index_data(index: IndexFile) -> dict[str, Any]:
     if index.catalog is not None:
         data["catalog"] = index.catalog
     data["max_line_bytes"] = index.max_line_bytes
-    data["entries"] = {
-        k: {**asdict(v), "related": list(v.related), "collateral": list(v.collateral)}
-        for k, v in index.entries.items()
-    }
+    data["entries"] = {k: _entry_data(v) for k, v in index.entries.items()}
     data["signatures"] = [asdict(s) for s in index.signatures]
+    return data
+
+
+def _entry_data(entry: IndexEntry) -> dict[str, Any]:
+    """An entry's fields, leaving out `kind` and `signals` where they are the default: most
+    entries are one failure that no signal names, and the file stays as it was for them."""
+    data = {**asdict(entry), "related": list(entry.related), "collateral": list(entry.collateral)}
+    if entry.kind == "failure":
+        del data["kind"]
+    if entry.signals:
+        data["signals"] = list(entry.signals)
+    else:
+        del data["signals"]
     return data
 
 
@@ -168,6 +184,8 @@ def index_from_data(data: dict[str, Any]) -> IndexFile:
                 related=tuple(v.get("related", ())),
                 collateral=tuple(v.get("collateral", ())),
                 refines=v.get("refines"),
+                kind=v.get("kind", "failure"),
+                signals=tuple(v.get("signals", ())),
             )
             for k, v in data["entries"].items()
         },

@@ -33,6 +33,8 @@ class IndexEntry(_Model):
     related: tuple[str, ...] = ()
     collateral: tuple[str, ...] = ()
     refines: str | None = None
+    kind: Literal["failure", "class"] = "failure"
+    signals: tuple[int, ...] = ()
 
 
 class IndexSignature(_Model):

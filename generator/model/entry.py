@@ -11,7 +11,7 @@ import datetime as dt
 import re
 from enum import StrEnum
 from functools import cache
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
@@ -215,6 +215,9 @@ class XidCode(_Model):
     )
 
 
+SignalName = Literal["SIGILL", "SIGABRT", "SIGBUS", "SIGFPE", "SIGKILL", "SIGSEGV"]
+
+
 class Codes(_Model):
     xid: tuple[Annotated[int, Field(ge=1, le=1000)], ...] = ()
     xid_actions: tuple[XidCode, ...] = Field(
@@ -222,6 +225,11 @@ class Codes(_Model):
         description="One row per code in `xid`: its meaning and the catalog's action bucket.",
     )
     nccl: tuple[NcclResult, ...] = ()
+    signal: tuple[SignalName, ...] = Field(
+        default=(),
+        description="The signals that kill a process with this failure (SIGKILL, SIGSEGV ...): "
+        "a launcher's or shell's report of that signal names this entry when no signature does.",
+    )
     cuda: tuple[
         Annotated[str, Field(pattern=r"^(cudaError|CUDA_ERROR_|CUBLAS_STATUS_|CUDNN_STATUS_)\w+$")],
         ...,
@@ -270,6 +278,12 @@ class Entry(_Model):
     )
     aliases: tuple[EntryId, ...] = Field(
         default=(), description="Former ids; each old URL redirects to this entry."
+    )
+    kind: Literal["failure", "class"] = Field(
+        default="failure",
+        description="failure: one failure; class: a whole family of failures (a library version "
+        "that does not fit, a missing module), whose page says how to find the culprit. An "
+        "entry for one failure of a family `refines` the class, and wins over it.",
     )
     title: Line = Field(description="What a reader searches for, usually the error as printed.")
     category: CategoryId = Field(

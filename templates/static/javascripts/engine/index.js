@@ -3,7 +3,8 @@
 //
 //   {"version": 1, "max_line_bytes": 65536,
 //    "entries": {"<id>": {"title", "category", "severity", "quick_fix", "path",
-//                         "related": [], "collateral": [], "refines": id | null}},
+//                         "related": [], "collateral": [], "refines": id | null,
+//                         "kind": "class" (when not one failure), "signals": [9] (when any)}},
 //    "signatures": [{"entry", "pattern", "role": "defining" | "context" | "harmless", "seen_in"}]}
 (function (root) {
   "use strict";
@@ -53,6 +54,8 @@
         related: Array.isArray(e.related) ? e.related.slice() : [],
         collateral: Array.isArray(e.collateral) ? e.collateral.slice() : [],
         refines: typeof e.refines === "string" ? e.refines : null,
+        kind: e.kind === "class" ? "class" : "failure",
+        signals: Array.isArray(e.signals) ? e.signals.filter(Number.isInteger) : [],
       };
     });
     var signatures = [];
