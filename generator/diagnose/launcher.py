@@ -21,6 +21,14 @@ The exact wording comes from each launcher's source (and real logs quoted in its
 - DeepSpeed's launcher, `deepspeed/launcher/launch.py` (`sigkill_handler`):
   `[...'--local_rank=3', ...] exits with return code = -9`.
 
+- The shell that ran the job (`shell`): bash's report of a job that a signal ended, alone on
+  its line (`Killed`, `Segmentation fault (core dumped)`), after a progress bar it cut short, or
+  after the script's line and the job's pid (`./train.sh: line 12: 4242 Killed  python ...`);
+  zsh's lower-case form (`zsh: killed     python train.py`); an IDE's `Process finished with
+  exit code 139 (interrupted by signal 11: SIGSEGV)`, and Windows' NTSTATUS exit codes
+  (`0xC0000005`, an access violation, is Windows' segmentation fault). The shell names no rank:
+  the line's own prefix, if any, is the rank.
+
 Kubernetes pods that end in an index name their rank through `kubectl logs --prefix`; that is
 read by paste.py. Each function here reads one line and is pure.
 """
@@ -31,7 +39,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-LauncherName = Literal["torchrun", "srun", "mpirun", "deepspeed"]
+LauncherName = Literal["torchrun", "srun", "mpirun", "deepspeed", "shell"]
 
 # What a signal does to a training process, and what usually sent it.
 SIGNALS: dict[int, tuple[str, str]] = {
@@ -65,13 +73,21 @@ SIGNALS: dict[int, tuple[str, str]] = {
 }
 
 
+def signal_of(code: int | None, signal: int | None) -> int | None:
+    """The signal an exit names: itself, or as the exit code encodes it (-N, or 128+N)."""
+    if signal is None and code is not None:
+        if code < 0 and -code in SIGNALS:
+            return -code
+        if code > 128 and code - 128 in SIGNALS:
+            return code - 128
+    return signal
+
+
 def exit_meaning(code: int | None, signal: int | None) -> str:
     """What an exit code or signal means, in one clause."""
-    if signal is None and code is not None:
-        if code < 0:
-            signal = -code
-        elif code > 128 and code - 128 in SIGNALS:
-            signal = code - 128
+    if signal is None and code is not None and code < 0:
+        signal = -code
+    signal = signal_of(code, signal)
     if signal is not None:
         name, why = SIGNALS.get(signal, (f"signal {signal}", "killed by a signal"))
         shown = f"exit code {code}: " if code is not None else ""
@@ -105,7 +121,9 @@ class LaunchReport:
 # per shape. tests/diagnose/test_scan_shapes.py checks each one; the plain texts looked for
 # (`NCCL WARN`, the srun signals) hold no digit either.
 _TORCHRUN_FAILED = re.compile(
-    r"failed \(exitcode: (-?\d{1,4})\) local_rank: (\d{1,6}) \(pid: \d+\)", re.ASCII
+    r"failed \(exitcode: (-?\d{1,4})\) (?:local_rank: (\d{1,6}) \(pid: \d+\)"
+    r"|for binary located at .* with local_rank: (\d{1,6}))",
+    re.ASCII,
 )
 _SUMMARY_RANK = re.compile(r" *rank *: (\d{1,6}) \(local_rank: \d{1,6}\)", re.ASCII)
 _SUMMARY_EXIT = re.compile(r" *exitcode *: (-?\d{1,4}) \(pid: \d+\)", re.ASCII)
@@ -136,6 +154,40 @@ _DEEPSPEED = re.compile(
     r"\[launch\.py:\d+:sigkill_handler\] .*exits with return code = (-?\d{1,4})", re.ASCII
 )
 _LOCAL_RANK_ARG = re.compile(r"--local_rank=(\d{1,6})", re.ASCII)
+# bash's names of the signals that end a job (its siglist is strsignal's), with or without the
+# core dump note, and zsh's lower-case ones.
+_SHELL_SIGNALS = {
+    "Killed": 9,
+    "Segmentation fault": 11,
+    "Aborted": 6,
+    "Bus error": 7,
+    "Illegal instruction": 4,
+    "Floating point exception": 8,
+    "killed": 9,
+    "segmentation fault": 11,
+    "abort": 6,
+    "bus error": 7,
+    "illegal hardware instruction": 4,
+    "floating point exception": 8,
+}
+_SHELL_NAME = "|".join(sorted(map(re.escape, _SHELL_SIGNALS), key=len, reverse=True))
+_SHELL = re.compile(
+    # Alone (a paste's wrappers are already off), or closing a progress bar it cut short.
+    rf"(?:^|\]|\|)(?P<alone>{_SHELL_NAME})(?: \(core dumped\))?$"
+    # bash's job report from a script: `./train.sh: line 12: 4242 Killed   python train.py`.
+    rf"|: line \d+: +\d+ (?P<job>{_SHELL_NAME})(?: \(core dumped\))?(?:  |$)"
+    # zsh: `zsh: killed     python train.py`, `[1]  4242 segmentation fault (core dumped)  ...`.
+    rf"|^(?:zsh: |\[\d+\] +\d+ |\d+ )(?P<zsh>{_SHELL_NAME})(?: \(core dumped\))?(?:  |$)",
+    re.ASCII,
+)
+_IDE_EXIT = re.compile(
+    r"Process finished with exit code (-?\d{1,10})"
+    # `\dx`, not `0x`: every expression here treats the ten digits alike (see below).
+    r"(?: \((?:interrupted by signal (\d{1,3}): SIG[A-Z]+|\dx([0-9A-Fa-f]{1,8}))\))?",
+    re.ASCII,
+)
+# The NTSTATUS codes of Windows' own process faults, as the POSIX signal each corresponds to.
+_NTSTATUS_SIGNALS = {0xC0000005: 11, 0xC000001D: 4, 0xC0000094: 8}
 
 
 def _signal_of(code: int) -> int | None:
@@ -147,7 +199,8 @@ def read_launch(body: str) -> LaunchReport | None:
     m = _TORCHRUN_FAILED.search(body)
     if m is not None:
         code = int(m.group(1))
-        return LaunchReport("torchrun", int(m.group(2)), True, code, _signal_of(code))
+        rank = int(m.group(2) if m.group(2) is not None else m.group(3))
+        return LaunchReport("torchrun", rank, True, code, _signal_of(code))
     m = _SUMMARY_RANK.match(body)
     if m is not None:
         return LaunchReport("torchrun", int(m.group(1)), False, None, None, "rank")
@@ -187,6 +240,26 @@ def read_launch(body: str) -> LaunchReport | None:
         arg = _LOCAL_RANK_ARG.search(body)
         rank = int(arg.group(1)) if arg is not None else None
         return LaunchReport("deepspeed", rank, True, code, _signal_of(code))
+    return read_shell(body)
+
+
+def read_shell(body: str) -> LaunchReport | None:
+    """The shell's (or an IDE's) report of a job that a signal or a fault ended, if the line is
+    one; its rank is the line's own (None here)."""
+    m = _SHELL.search(body.strip())
+    if m is not None:
+        name = m.group("alone") or m.group("job") or m.group("zsh")
+        return LaunchReport("shell", None, False, None, _SHELL_SIGNALS[name])
+    m = _IDE_EXIT.search(body)
+    if m is not None:
+        code = int(m.group(1))
+        if m.group(2) is not None:
+            sig: int | None = int(m.group(2))
+        elif m.group(3) is not None:
+            sig = _NTSTATUS_SIGNALS.get(int(m.group(3), 16))
+        else:
+            sig = code - 128 if code > 128 and code - 128 in SIGNALS else None
+        return LaunchReport("shell", None, False, code, sig)
     return None
 
 
@@ -205,4 +278,17 @@ ANCHORS = (
     "Process name: [[",
     "Exit code:",
     "exits with return code = ",
+    "Killed",
+    "killed",
+    "Segmentation fault",
+    "segmentation fault",
+    "Aborted",
+    "abort",
+    "Bus error",
+    "bus error",
+    "Illegal instruction",
+    "illegal hardware instruction",
+    "Floating point exception",
+    "floating point exception",
+    "Process finished with exit code",
 )

@@ -1357,7 +1357,8 @@ class Scanner:
         if quiet is not None:
             (kind,) = quiet
         elif extra or not anchors:  # a line with no anchor is a traceback's end
-            body = evidence.body_of(rest)
+            # The whole line: a flattened traceback states its error past the head.
+            body = evidence.body_of(rest) + text[HEAD_CHARS:]
             launch = read_launch(body)
             kind = evidence.classify(body, launch is not None and launch.signal is not None)
         shown = head if len(text) <= HEAD_CHARS else unwrap(text).text

@@ -30,8 +30,12 @@
   some entry declares as collateral (a watchdog timeout, torchrun's ChildFailedError) makes
   that finding collateral of the unrecognised error. When no root cause is left and something
   shows that a rank failed (a strong line, or a launcher's report), the failed rank's most
-  telling line is reported as `unrecognized`: its Python exception, else its fatal signal, Xid,
-  NCCL WARN or `error:` line. Weak lines alone (a healthy run's warnings) report nothing.
+  telling line is reported as `unrecognized`, by evidence.KINDS' order: its Python exception,
+  else its C++ exception, failed check, usage error, missing program, fatal signal, Slurm error,
+  Xid, NCCL WARN or `error:` line. Weak lines alone (a healthy run's warnings) report nothing.
+  When the rank's own lines carry no rank prefix (one process), the lines that name none are its.
+- When no signature names a root cause and the launcher's verdict (or the shell's report) names
+  a signal, the entry that declares the signal in `codes.signal` is the root cause, on that line.
 
 Memory stays bounded whatever the size of the log: per entry, a count per rank, the streams
 (file, rank) seen (only the ranks while one file has them all) and, of the first line of each
@@ -49,7 +53,7 @@ from typing import Literal
 
 from generator.diagnose.evidence import CAUSES, KINDS, STRONG, Kind
 from generator.diagnose.index import KNOWN_ROLES, IndexEntry, SignatureIndex
-from generator.diagnose.launcher import LauncherName, exit_meaning
+from generator.diagnose.launcher import LauncherName, exit_meaning, signal_of
 from generator.diagnose.lineinfo import Timestamp
 from generator.diagnose.records import quick_init
 from generator.diagnose.scan import LineMatch, Settled
@@ -99,7 +103,7 @@ class Witness:
     """What a launcher reports about one rank: the first line of the report, and its exit."""
 
     launcher: LauncherName
-    rank: int
+    rank: int | None  # None only for the shell's report on a line that names no rank
     local: bool  # a local rank (torchrun's agent line, DeepSpeed), not the global one
     code: int | None
     signal: int | None
@@ -109,6 +113,11 @@ class Witness:
     @property
     def meaning(self) -> str:
         return exit_meaning(self.code, self.signal)
+
+    @property
+    def signal_number(self) -> int | None:
+        """The signal that ended the rank: named, or as the exit code encodes it (-N, 128+N)."""
+        return signal_of(self.code, self.signal)
 
 
 @dataclass(frozen=True)
@@ -265,7 +274,7 @@ class Tally:
         # Per stream (file, rank), the first evidence line of each kind.
         self.evidence: dict[tuple[int, int | None], dict[Kind, Hit]] = {}
         # Per (file, rank, local), the launcher's report, merged over its lines.
-        self.witnesses: dict[tuple[int, int, bool], Witness] = {}
+        self.witnesses: dict[tuple[int, int | None, bool], Witness] = {}
         # The roles of the signature sets lines matched (never changed once made).
         self._roles: dict[tuple[int, ...], dict[str, set[str]]] = {}
         self._knowns: dict[tuple[int, ...], bool] = {}  # and whether they name a known entry
@@ -405,14 +414,17 @@ class Tally:
             kinds = self.evidence.setdefault((match.file_index, match.rank), {})
             if match.evidence not in kinds:
                 hit = kinds[match.evidence] = Hit.of(match)
-        if launch is not None and launch.rank is not None and launch.failed:
+        # The shell names no rank: its report is about the rank whose line it is, if any.
+        shell = launch is not None and launch.launcher == "shell"
+        rank = match.rank if shell else launch.rank if launch is not None else None
+        if launch is not None and launch.failed and (rank is not None or shell):
             hit = hit or Hit.of(match)
-            key = (match.file_index, launch.rank, launch.local)
+            key = (match.file_index, rank, launch.local)
             seen = self.witnesses.get(key)
             if seen is None:
                 self.witnesses[key] = Witness(
                     launch.launcher,
-                    launch.rank,
+                    rank,
                     launch.local,
                     launch.code,
                     launch.signal,
@@ -570,10 +582,18 @@ def triage(tally: Tally) -> Diagnosis:
     else:
         collateral = in_order([e for e in firsts if e in caused_by])
     findings = [finding(e, "root-cause") for e in roots]
-    findings += [finding(e, "collateral") for e in collateral]
-    findings += [finding(e, "not-the-cause") for e in in_order(list(harmless), harmless_firsts)]
     witnesses = _order_witnesses(list(tally.witnesses.values()))
     verdict = witnesses[0] if witnesses else None
+    by_signal: Finding | None = None
+    if not roots and verdict is not None:
+        # No signature names the failure, but the launcher (or the shell) says which signal
+        # ended the rank: the entry that declares that signal is the root cause, on its line.
+        named = signal_entry(index, verdict.signal_number)
+        if named is not None:
+            by_signal = _witness_finding(named, index.entries[named], verdict)
+            findings.append(by_signal)
+    findings += [finding(e, "collateral") for e in collateral]
+    findings += [finding(e, "not-the-cause") for e in in_order(list(harmless), harmless_firsts)]
     unrecognized: tuple[Unrecognized, ...] = ()
     first_failure: Hit | None = None
     if roots:
@@ -582,12 +602,18 @@ def triage(tally: Tally) -> Diagnosis:
             first_failure = earliest_of(ranked)
         elif verdict is not None:
             first_failure = verdict.hit
+    elif by_signal is not None:
+        first_failure = by_signal.first
     elif strong or verdict is not None:
         if verdict is not None:
             rank: int | None = verdict.rank
         else:
             rank = strong[0].rank
         mine = [u for u in evidence if u.hit.rank == rank]
+        if not mine and rank is not None:
+            # The rank's own lines carry no rank prefix (one process, or a launcher's report
+            # in a log of its own): the lines that name no rank are its.
+            mine = [u for u in evidence if u.hit.rank is None]
         if mine:
             best = min(KINDS.index(u.kind) for u in mine)
             picked = [u for u in mine if KINDS.index(u.kind) == best]
@@ -611,8 +637,23 @@ def triage(tally: Tally) -> Diagnosis:
     )
 
 
+def signal_entry(index: SignatureIndex, signal: int | None) -> str | None:
+    """The entry whose `codes.signal` declares this signal (the first by id, if several do)."""
+    if signal is None:
+        return None
+    return next((e for e in sorted(index.entries) if signal in index.entries[e].signals), None)
+
+
+def _witness_finding(entry_id: str, entry: IndexEntry, w: Witness) -> Finding:
+    ranks = (w.rank,) if w.rank is not None else ()
+    return Finding(entry_id, entry, "root-cause", 1, ranks, ((w.rank, 1),), w.hit, 0, ())
+
+
 def _order_witnesses(witnesses: list[Witness]) -> list[Witness]:
     """The launcher's verdict first: its Root Cause block, then global ranks before local ones,
     each earliest first (a torchrun agent's `local_rank` is the global rank only on one node)."""
     order = {id(h): i for i, h in enumerate(earliest_first([w.hit for w in witnesses]))}
-    return sorted(witnesses, key=lambda w: (not w.root, w.local, order[id(w.hit)], w.rank))
+    return sorted(
+        witnesses,
+        key=lambda w: (not w.root, w.local, order[id(w.hit)], w.rank is None, w.rank or 0),
+    )

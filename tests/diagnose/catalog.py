@@ -32,6 +32,7 @@ class Spec:
     related: tuple[str, ...] = ()
     collateral: tuple[str, ...] = field(default=())
     severity: str = "high"
+    signals: tuple[str, ...] = ()  # codes.signal
 
     @property
     def path(self) -> str:
@@ -54,7 +55,8 @@ def render(spec: Spec) -> str:
     text = text.replace(
         "codes:\n  xid: [79]\n  xid_actions:\n    - code: 79\n"
         "      meaning: GPU has fallen off the bus\n      action: reboot\n",
-        "codes:\n  xid: []\n",
+        "codes:\n  xid: []\n"
+        + (f"  signal: {json.dumps(list(spec.signals))}\n" if spec.signals else ""),
     )
     text = text.replace(
         "quick_fix: Drain the node, collect an nvidia-bug-report, and reset or replace the GPU.",

@@ -149,8 +149,17 @@ def test_a_gzip_bomb_is_drafted_from_in_bounded_memory(tmp_path: Path) -> None:
     assert bomb.stat().st_size < 4 << 20
     repo = Path(__file__).resolve().parents[2]
     proc = subprocess.run(
-        [sys.executable, "-c", RUN, "new", "ext-misaligned", "--category", "framework"]
-        + ["--from-log", str(bomb)],
+        [
+            sys.executable,
+            "-c",
+            RUN,
+            "new",
+            "ext-misaligned",
+            "--category",
+            "framework",
+            "--from-log",
+            str(bomb),
+        ],
         capture_output=True,
         cwd=tmp_path,
         timeout=600,

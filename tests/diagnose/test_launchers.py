@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from catalog import index
+from catalog import SPECS, Spec, index
 
 from generator.diagnose.engine import LogBytes, diagnose_logs
 from generator.diagnose.report import to_json
@@ -30,6 +30,9 @@ def diagnose(name: str) -> dict[str, Any]:
     raw = (FIXTURES / name).read_bytes()
     return to_json(diagnose_logs(INDEX, [LogBytes(name, raw)]).diagnosis)
 
+
+# The shell's `Killed` closing a progress bar it cut short (case 368 of corpus/real/).
+KILLED_LINE = "  6%|" + "\u2588" * 6 + " " * 95 + "| 3787/62565 [04:47<1:10:53, 13.82it/s]Killed"
 
 EXPECTED = {
     "deepspeed-killed.log": {
@@ -372,6 +375,101 @@ EXPECTED = {
         ],
         "launcher": [],
     },
+    "shell-killed.log": {
+        "findings": [],
+        "first_failed_rank": None,
+        "unrecognized": [
+            {
+                "file": "shell-killed.log",
+                "line": 13,
+                "rank": None,
+                "time": None,
+                "text": KILLED_LINE,
+                "kind": "signal",
+            }
+        ],
+        "launcher": [
+            {
+                "launcher": "shell",
+                "rank": None,
+                "local": False,
+                "exitcode": None,
+                "signal": "SIGKILL",
+                "meaning": "SIGKILL, killed from outside: most often the host's "
+                "out-of-memory killer, else the scheduler",
+                "root": False,
+                "file": "shell-killed.log",
+                "line": 13,
+                "time": None,
+                "text": KILLED_LINE,
+            }
+        ],
+    },
+    "shell-zsh-segfault.log": {
+        "findings": [],
+        "first_failed_rank": None,
+        "unrecognized": [
+            {
+                "file": "shell-zsh-segfault.log",
+                "line": 1,
+                "rank": None,
+                "time": None,
+                "text": "14957 segmentation fault (core dumped)  python train.py "
+                "--pc_list_file ../data/data-split/all-train.txt --data_root",
+                "kind": "signal",
+            }
+        ],
+        "launcher": [
+            {
+                "launcher": "shell",
+                "rank": None,
+                "local": False,
+                "exitcode": 139,
+                "signal": "SIGSEGV",
+                "meaning": "exit code 139: SIGSEGV, segmentation fault: native code (a "
+                "CUDA or NCCL library, an extension, a data loader worker) "
+                "touched memory it does not own",
+                "root": False,
+                "file": "shell-zsh-segfault.log",
+                "line": 1,
+                "time": None,
+                "text": "14957 segmentation fault (core dumped)  python train.py "
+                "--pc_list_file ../data/data-split/all-train.txt --data_root",
+            }
+        ],
+    },
+    "torchrun-unprefixed-exception.log": {
+        "findings": [],
+        "first_failed_rank": 0,
+        "unrecognized": [
+            {
+                "file": "torchrun-unprefixed-exception.log",
+                "line": 1,
+                "rank": None,
+                "time": None,
+                "text": "AttributeError: 'RandomSampler' object has no attribute 'set_epoch'",
+                "kind": "python-exception",
+            }
+        ],
+        "launcher": [
+            {
+                "launcher": "torchrun",
+                "rank": 0,
+                "local": True,
+                "exitcode": 1,
+                "signal": None,
+                "meaning": "exit code 1: the program stopped with an error; its own "
+                "output says which",
+                "root": False,
+                "file": "torchrun-unprefixed-exception.log",
+                "line": 3,
+                "time": None,
+                "text": "ERROR:torch.distributed.elastic.multiprocessing.api:failed "
+                "(exitcode: 1) local_rank: 0 (pid: 94789) of binary: "
+                "/speech/srayan/anaconda3/envs/icassp_toxic/bin/python3",
+            }
+        ],
+    },
 }
 
 
@@ -407,3 +505,54 @@ def test_the_benign_corpus_gives_no_finding_and_nothing_unrecognized() -> None:
             [],
             [],
         ), path.name
+
+
+# An entry that declares SIGKILL in codes.signal: with no signature to go on, the shell's own
+# report of the signal names it (case 368 of the real-failure benchmark).
+KILLED = Spec(
+    "rank-killed-sigkill",
+    "nccl-distributed",
+    "Killed by SIGKILL",
+    "Look for the host's out-of-memory killer in the kernel log.",
+    (("Memory cgroup out of memory: Kill", "defining"),),
+    (
+        (
+            "https://github.com/pytorch/pytorch/issues/2",
+            "Memory cgroup out of memory: Killed process 4242 (python)",
+        ),
+    ),
+    signals=("SIGKILL",),
+)
+
+
+def test_the_shells_report_of_a_signal_names_the_entry_that_declares_it() -> None:
+    raw = (FIXTURES / "shell-killed.log").read_bytes()
+    got = to_json(diagnose_logs(index((*SPECS, KILLED)), [LogBytes("job.log", raw)]).diagnosis)
+    place = {"file": "job.log", "line": 13, "rank": None, "time": None, "text": KILLED_LINE}
+    assert got == {
+        "findings": [
+            {
+                "id": "rank-killed-sigkill",
+                "title": "Killed by SIGKILL",
+                "role": "root-cause",
+                "count": 1,
+                "ranks": [],
+                "first": place,
+            }
+        ],
+        "first_failed_rank": None,
+        "unrecognized": [],
+        "launcher": [
+            {
+                "launcher": "shell",
+                "rank": None,
+                "local": False,
+                "exitcode": None,
+                "signal": "SIGKILL",
+                "meaning": "SIGKILL, killed from outside: most often the host's out-of-memory "
+                "killer, else the scheduler",
+                "root": False,
+                **{k: v for k, v in place.items() if k != "rank"},
+            }
+        ],
+    }

@@ -1,14 +1,19 @@
 // Lines that state an error whether or not the catalog knows it: a port of
-// generator/diagnose/evidence.py (a traceback's final line, a fatal signal, an Xid, NCCL WARN,
-// an `error:` line), with the same anchors and ASCII-only patterns.
+// generator/diagnose/evidence.py (a traceback's final line or an exception as pasted, a C++
+// exception, a failed check, a usage error, a shell that found no program, a fatal signal,
+// Slurm's errors, an Xid, NCCL WARN, an `error:` line), with the same anchors and ASCII-only
+// patterns.
 (function (root) {
   "use strict";
   var E = root.TrainwreckEngine || (root.TrainwreckEngine = {});
 
-  var KINDS = ["python-exception", "signal", "xid", "nccl-warn", "error-line"];
-  var STRONG = new Set(["python-exception", "signal", "xid"]);
+  var KINDS = [
+    "python-exception", "cpp-exception", "fatal", "usage", "shell", "signal", "scheduler", "xid",
+    "nccl-warn", "error-line",
+  ];
+  var STRONG = new Set(KINDS.slice(0, -2));
   // Strong kinds that can make a known-collateral finding collateral (evidence.py's CAUSES).
-  var CAUSES = new Set(["python-exception", "xid"]);
+  var CAUSES = new Set(["python-exception", "cpp-exception", "fatal", "xid"]);
   var TRACEBACK = "Traceback (most recent call last):";
   // Python's str.isspace(), for strip() and rstrip().
   var SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
@@ -24,7 +29,29 @@
   }
 
   var EXCEPTION_LINE = /^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?::(?: [^\n]*)?)?$/;
-  var EXCEPTION_ALONE = /^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): [^ \t\n\r\f\v][^\n]*$/;
+  // Python's \s and \S under re.ASCII, which JavaScript's \s is not (it takes Unicode spaces).
+  var SP = "[ \\t\\n\\r\\f\\v]";
+  var NSP = "[^ \\t\\n\\r\\f\\v]";
+  var EXCEPTION_IN_LINE = new RegExp(
+    "(?:^|(?<=[ \\t\\n\\r\\f\\v`*>:\\uff1a(\\[\"'\\u300c]))" +
+      "(?:[A-Za-z_]\\w*\\.)*(?:[A-Za-z_]\\w*(?:Error|Exception)|Exception)" +
+      "(?: \\(see above for traceback\\))?: " + NSP
+  );
+  // A Python warning that quotes an exception is still a warning (evidence.py's _WARNING).
+  var WARNING = /[A-Za-z]Warning: /;
+  var CPP_EXCEPTION = new RegExp("(?:^|" + SP + ")what\\(\\): {1,2}" + NSP);
+  var FATAL = /\] Check failed: |RET_CHECK failure \(/;
+  var USAGE = new RegExp(
+    NSP + ": error: (?:unrecognized arguments: |the following arguments are required: " +
+      "|argument " + NSP + "|invalid choice: |one of the arguments )" +
+      "|^[\\w.-]+\\.py: error: " + NSP
+  );
+  var SHELL = new RegExp(
+    "(?:^|" + SP + ")" + NSP + "+: command not found(?:$|[ \\t\\n\\r\\f\\v\"'`])" +
+      "|(?:^|[ \\t\\n\\r\\f\\v\"'`])[^ \\t\\n\\r\\f\\v:\"'`]+: \\d+: [^ \\t\\n\\r\\f\\v:]+: not found(?:$|[\"'`])" +
+      "|is not recognized as an internal or external command"
+  );
+  var SCHEDULER = new RegExp("(?:^|" + SP + ")(?:srun|sbatch|salloc|slurmstepd|slurmd|scontrol): (?:error|fatal): " + NSP);
   var SIGNAL = new RegExp(
     "Fatal Python error: (?:Segmentation fault|Aborted|Bus error|Floating point exception)" +
       "|\\*\\*\\* SIG[A-Z]+ [^\\n]*received by PID" +
@@ -49,8 +76,15 @@
   }
 
   function classify(body, signal) {
-    if (EXCEPTION_ALONE.test(pyRstrip(body))) return "python-exception";
+    var text = pyRstrip(body);
+    var m = EXCEPTION_IN_LINE.exec(text);
+    if (m !== null && !WARNING.test(text.slice(0, m.index))) return "python-exception";
+    if (CPP_EXCEPTION.test(text)) return "cpp-exception";
+    if (FATAL.test(text)) return "fatal";
     if (signal || SIGNAL.test(body)) return "signal";
+    if (SCHEDULER.test(text)) return "scheduler"; // before usage: `srun: error: ...` names no script
+    if (USAGE.test(text)) return "usage";
+    if (SHELL.test(text)) return "shell";
     if (XID.test(body)) return "xid";
     if (body.indexOf("NCCL WARN") >= 0) return "nccl-warn";
     if (ERROR_LINE.test(body)) return "error-line";
@@ -68,7 +102,10 @@
   E.isExceptionLine = isExceptionLine;
   E.classify = classify;
   E.EVIDENCE_ANCHORS = [
-    TRACEBACK, "Error: ", "Exception: ", "Segmentation fault", "Fatal Python error: ",
-    "received by PID", "exited on signal", "(core dumped)", "NVRM: Xid", "NCCL WARN", "error: ",
+    TRACEBACK, "Error: ", "Exception: ", "(see above for traceback)",
+    "what():", "Check failed: ", "RET_CHECK failure",
+    ": not found", "command not found", "is not recognized as an internal or external command",
+    "Segmentation fault", "Fatal Python error: ", "received by PID", "exited on signal",
+    "(core dumped)", "NVRM: Xid", "NCCL WARN", "error: ", "fatal: ",
   ];
 })(typeof self !== "undefined" ? self : globalThis);

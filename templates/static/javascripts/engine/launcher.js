@@ -1,4 +1,4 @@
-// Launchers are witnesses: the lines in which torchrun, srun, mpirun and DeepSpeed's launcher
+// Launchers are witnesses: the lines in which torchrun, srun, mpirun, DeepSpeed's launcher and the shell
 // say which rank died and how. A port of generator/diagnose/launcher.py (where the wording of
 // each line is traced to its source), and of its exit-code meanings.
 (function (root) {
@@ -20,12 +20,19 @@
     return Object.prototype.hasOwnProperty.call(SIGNALS, n);
   }
 
+  // The signal an exit names: itself, or as the exit code encodes it (launcher.py's signal_of).
+  function exitSignal(code, signal) {
+    if (signal === null && code !== null) {
+      if (code < 0 && has(-code)) return -code;
+      if (code > 128 && has(code - 128)) return code - 128;
+    }
+    return signal;
+  }
+
   // What an exit code or signal means, in one clause (launcher.py's exit_meaning).
   function exitMeaning(code, signal) {
-    if (signal === null && code !== null) {
-      if (code < 0) signal = -code;
-      else if (code > 128 && has(code - 128)) signal = code - 128;
-    }
+    if (signal === null && code !== null && code < 0) signal = -code;
+    signal = exitSignal(code, signal);
     if (signal !== null) {
       var known = has(signal) ? SIGNALS[signal] : ["signal " + signal, "killed by a signal"];
       var shown = code !== null ? "exit code " + code + ": " : "";
@@ -49,7 +56,7 @@
     };
   }
 
-  var TORCHRUN_FAILED = /failed \(exitcode: (-?\d{1,4})\) local_rank: (\d{1,6}) \(pid: \d+\)/;
+  var TORCHRUN_FAILED = /failed \(exitcode: (-?\d{1,4})\) (?:local_rank: (\d{1,6}) \(pid: \d+\)|for binary located at [^\n]* with local_rank: (\d{1,6}))/;
   var SUMMARY_RANK = /^ *rank *: (\d{1,6}) \(local_rank: \d{1,6}\)/;
   var SUMMARY_EXIT = /^ *exitcode *: (-?\d{1,4}) \(pid: \d+\)/;
   var SUMMARY_FIELD = /^ *(?:traceback|error_file|msg) *: /;
@@ -67,6 +74,22 @@
   var MPI_EXIT = /^ *Exit code: +(\d{1,3})$/;
   var DEEPSPEED = /\[launch\.py:\d+:sigkill_handler\] [^\n]*exits with return code = (-?\d{1,4})/;
   var LOCAL_RANK_ARG = /--local_rank=(\d{1,6})/;
+  // The shell's report of a job a signal ended (launcher.py's read_shell).
+  var SHELL_SIGNALS = {
+    "Killed": 9, "Segmentation fault": 11, "Aborted": 6, "Bus error": 7, "Illegal instruction": 4,
+    "Floating point exception": 8, "killed": 9, "segmentation fault": 11, "abort": 6,
+    "bus error": 7, "illegal hardware instruction": 4, "floating point exception": 8,
+  };
+  var SHELL_NAME = Object.keys(SHELL_SIGNALS)
+    .sort(function (a, b) { return b.length - a.length; })
+    .join("|");
+  var SHELL = new RegExp(
+    "(?:^|\\]|\\|)(" + SHELL_NAME + ")(?: \\(core dumped\\))?$" +
+      "|: line \\d+: +\\d+ (" + SHELL_NAME + ")(?: \\(core dumped\\))?(?:  |$)" +
+      "|^(?:zsh: |\\[\\d+\\] +\\d+ |\\d+ )(" + SHELL_NAME + ")(?: \\(core dumped\\))?(?:  |$)"
+  );
+  var IDE_EXIT = /Process finished with exit code (-?\d{1,10})(?: \((?:interrupted by signal (\d{1,3}): SIG[A-Z]+|\dx([0-9A-Fa-f]{1,8}))\))?/;
+  var NTSTATUS_SIGNALS = { 3221225477: 11, 3221225501: 4, 3221225620: 8 };
 
   function int(s) {
     return parseInt(s, 10);
@@ -79,7 +102,9 @@
   // The launcher report in one line (its wrappers and rank prefix taken off), or null.
   function readLaunch(body) {
     var m = TORCHRUN_FAILED.exec(body);
-    if (m !== null) return report("torchrun", int(m[2]), true, int(m[1]), signalOf(int(m[1])));
+    if (m !== null) {
+      return report("torchrun", int(m[2] !== undefined ? m[2] : m[3]), true, int(m[1]), signalOf(int(m[1])));
+    }
     m = SUMMARY_RANK.exec(body);
     if (m !== null) return report("torchrun", int(m[1]), false, null, null, "rank");
     m = SUMMARY_EXIT.exec(body);
@@ -116,15 +141,39 @@
       var arg = LOCAL_RANK_ARG.exec(body);
       return report("deepspeed", arg !== null ? int(arg[1]) : null, true, int(m[1]), signalOf(int(m[1])));
     }
+    return readShell(body);
+  }
+
+  // The shell's (or an IDE's) report of a job that a signal or a fault ended, or null.
+  function readShell(body) {
+    var m = SHELL.exec(E.pyStrip(body));
+    if (m !== null) {
+      return report("shell", null, false, null, SHELL_SIGNALS[m[1] || m[2] || m[3]]);
+    }
+    m = IDE_EXIT.exec(body);
+    if (m !== null) {
+      var code = int(m[1]);
+      var sig = null;
+      if (m[2] !== undefined) sig = int(m[2]);
+      else if (m[3] !== undefined) {
+        var status = parseInt(m[3], 16);
+        sig = Object.prototype.hasOwnProperty.call(NTSTATUS_SIGNALS, status) ? NTSTATUS_SIGNALS[status] : null;
+      } else if (code > 128 && has(code - 128)) sig = code - 128;
+      return report("shell", null, false, code, sig);
+    }
     return null;
   }
 
   E.SIGNALS = SIGNALS;
   E.exitMeaning = exitMeaning;
+  E.exitSignal = exitSignal;
   E.readLaunch = readLaunch;
   E.LAUNCHER_ANCHORS = [
     "local_rank: ", "exitcode", "traceback : ", "error_file:", "msg: ", "Root Cause", "Failures:",
     "received by PID", "srun: error: ", "noticed that process rank", "Process name: [[",
-    "Exit code:", "exits with return code = ",
+    "Exit code:", "exits with return code = ", "Killed", "killed", "Segmentation fault",
+    "segmentation fault", "Aborted", "abort", "Bus error", "bus error", "Illegal instruction",
+    "illegal hardware instruction", "Floating point exception", "floating point exception",
+    "Process finished with exit code",
   ];
 })(typeof self !== "undefined" ? self : globalThis);

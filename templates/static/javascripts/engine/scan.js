@@ -861,9 +861,11 @@
     var launch = null;
     var kind = null;
     if (extra || !anchors.size) {
-      // A line with no anchor is a traceback's end.
-      launch = E.readLaunch(body);
-      kind = E.classify(body, launch !== null && launch.signal !== null);
+      // A line with no anchor is a traceback's end. The whole line is read: a flattened
+      // traceback states its error past the head.
+      var whole = body + text.slice(E.headOf(text, E.HEAD_CHARS).length);
+      launch = E.readLaunch(whole);
+      kind = E.classify(whole, launch !== null && launch.signal !== null);
     }
     var supporting = numbers.length > 0 && numbers.every(function (n) { return index.signatures[n].role === "context"; });
     return {

@@ -273,13 +273,16 @@
       var kinds = this.evidence.get(key);
       if (!kinds.has(match.evidence)) kinds.set(match.evidence, hit);
     }
-    if (launch !== null && launch.rank !== null && launch.failed) {
-      var wkey = match.fileIndex + ":" + launch.rank + ":" + launch.local;
+    // The shell names no rank: its report is about the rank whose line it is, if any.
+    var shell = launch !== null && launch.launcher === "shell";
+    var rank = shell ? match.rank : launch !== null ? launch.rank : null;
+    if (launch !== null && launch.failed && (rank !== null || shell)) {
+      var wkey = match.fileIndex + ":" + rank + ":" + launch.local;
       var seen = this.witnesses.get(wkey);
       if (seen === undefined) {
         this.witnesses.set(wkey, {
           launcher: launch.launcher,
-          rank: launch.rank,
+          rank: rank,
           local: launch.local,
           code: launch.code,
           signal: launch.signal,
@@ -509,22 +512,36 @@
       });
     }
     var collateral = inOrder(ids.filter(function (e) { return causedBy.has(e); }));
+    var witnesses = orderWitnesses(Array.from(tally.witnesses.values()));
+    var verdict = witnesses.length ? witnesses[0] : null;
+    var bySignal = null;
+    if (!roots.length && verdict !== null) {
+      // No signature names the failure, but the launcher (or the shell) says which signal
+      // ended the rank: the entry that declares that signal is the root cause, on its line.
+      var named = signalEntry(index, E.exitSignal(verdict.code, verdict.signal));
+      if (named !== null) bySignal = witnessFinding(named, index.entries[named], verdict);
+    }
     var findings = roots.map(function (e) { return finding(e, "root-cause"); })
+      .concat(bySignal !== null ? [bySignal] : [])
       .concat(collateral.map(function (e) { return finding(e, "collateral"); }))
       .concat(inOrder(Array.from(harmless.keys()), harmlessFirsts).map(function (e) {
         return finding(e, "not-the-cause");
       }));
-    var witnesses = orderWitnesses(Array.from(tally.witnesses.values()));
-    var verdict = witnesses.length ? witnesses[0] : null;
     var unrecognized = [];
     var firstFailure = null;
     if (roots.length) {
       var ranked = roots.map(function (e) { return tally.defining.get(e).ranked; });
       if (ranked.some(function (s) { return s.hits; })) firstFailure = earliestOf(ranked);
       else if (verdict !== null) firstFailure = verdict.hit;
+    } else if (bySignal !== null) {
+      firstFailure = bySignal.first;
     } else if (strong.length || verdict !== null) {
       var rank = verdict !== null ? verdict.rank : strong[0].rank;
       var mine = evidence.filter(function (u) { return u.hit.rank === rank; });
+      if (!mine.length && rank !== null) {
+        // The rank's own lines carry no rank prefix: the lines that name no rank are its.
+        mine = evidence.filter(function (u) { return u.hit.rank === null; });
+      }
       if (mine.length) {
         var best = Math.min.apply(null, mine.map(function (u) { return E.KINDS.indexOf(u.kind); }));
         var picked = mine.filter(function (u) { return E.KINDS.indexOf(u.kind) === best; });
@@ -604,6 +621,35 @@
     };
   }
 
+  // The entry whose `codes.signal` declares this signal (the first by id), or null
+  // (triage.py's signal_entry).
+  function signalEntry(index, signal) {
+    if (signal === null) return null;
+    var ids = Object.keys(index.entries).sort(compareStrings);
+    for (var i = 0; i < ids.length; i++) {
+      if (index.entries[ids[i]].signals.indexOf(signal) >= 0) return ids[i];
+    }
+    return null;
+  }
+
+  function witnessFinding(entryId, entry, w) {
+    var lines = new Earliest();
+    lines.add(w.hit, w.hit);
+    return {
+      id: entryId,
+      entry: entry,
+      role: "root-cause",
+      count: 1,
+      ranks: w.rank !== null ? [w.rank] : [],
+      rankCounts: [[w.rank, 1]],
+      first: w.hit,
+      streams: [w.hit],
+      firstLines: lines,
+      contextLines: 0,
+      causedBy: [],
+    };
+  }
+
   // The launcher's verdict first: its Root Cause block, then global ranks before local ones,
   // each earliest first (triage.py's _order_witnesses).
   function orderWitnesses(witnesses) {
@@ -613,7 +659,8 @@
       return (a.root === b.root ? 0 : a.root ? -1 : 1) ||
         (a.local === b.local ? 0 : a.local ? 1 : -1) ||
         order.get(a.hit) - order.get(b.hit) ||
-        a.rank - b.rank;
+        (a.rank === null) - (b.rank === null) ||
+        (a.rank || 0) - (b.rank || 0);
     });
   }
 
