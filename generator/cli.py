@@ -346,6 +346,8 @@ def _terminal(stream: TextIO) -> bool:
 
 
 def _diagnose(args: argparse.Namespace) -> int:
+    from generator.diagnose.context import Tail, read_lines
+    from generator.diagnose.engine import LinesOf, with_culprit
     from generator.diagnose.inputs import InputError, NotALog, OpenLog, resolve_inputs
     from generator.diagnose.lineinfo import rank_from_path
     from generator.diagnose.prefilter_cache import cached_prefilter
@@ -378,6 +380,7 @@ def _diagnose(args: argparse.Namespace) -> int:
     _collect(scanning=True)  # the start is done: see main()
     tally, stats, settled = Tally(index), ScanStats(), Settled()
     problems: list[ScanProblem] = []
+    tails: dict[int, Tail] = {}  # logs that cannot be read twice keep their end
     total = sum(log.size or 0 for log in inputs)
     show = not args.no_progress and total >= PROGRESS_MIN_BYTES and sys.stderr.isatty()
     with _progress(total, show) as advance:
@@ -392,9 +395,13 @@ def _diagnose(args: argparse.Namespace) -> int:
                 problems.append(ScanProblem(log.name, str(exc), "binary" if binary else "read"))
                 continue
             with opened:
+                read = opened.read
+                if log.path is None:
+                    tails[number] = Tail(read)
+                    read = tails[number].read
                 tally.add_all(
                     scanner.scan(
-                        opened.read,
+                        read,
                         log.name,
                         number,
                         stats,
@@ -407,7 +414,22 @@ def _diagnose(args: argparse.Namespace) -> int:
                 )
                 tally.add_settled(settled)
             done += log.size or 0
-    diagnosis = triage(tally)
+
+    def reopen(number: int) -> LinesOf | None:
+        if number in tails:
+            return tails[number].lines
+        log = inputs[number]
+
+        def lines_of(wanted: set[int], max_bytes: int) -> dict[int, bytes]:
+            try:
+                with OpenLog(log) as again:
+                    return read_lines(again.read, wanted, max_bytes)
+            except (LogReadError, OSError):
+                return {}  # gone since it was read: the culprit goes unnamed
+
+        return lines_of
+
+    diagnosis = with_culprit(triage(tally), reopen)
     explicit = {log.name for log in inputs if log.explicit}
     errors = [p for p in problems if p.kind == "read" or p.file in explicit]
     notes += [f"{p.file}: {p.message}; skipped" for p in problems if p not in errors]

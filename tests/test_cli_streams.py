@@ -86,7 +86,7 @@ def test_diagnose_with_stdin_closed(work: Path) -> None:
     catalog = json.loads((work / "signatures.json").read_text())["catalog"]
     assert out == (
         f'{{\n  "catalog": "{catalog}",\n  "findings": [],\n  "first_failed_rank": null,\n'
-        '  "unrecognized": [],\n  "launcher": []\n}\n'
+        '  "unrecognized": [],\n  "culprit": null,\n  "launcher": []\n}\n'
     )
 
 

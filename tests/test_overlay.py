@@ -89,6 +89,7 @@ DIAGNOSIS: dict[str, Any] = {
     ],
     "first_failed_rank": 2,
     "unrecognized": [],
+    "culprit": None,
     "launcher": [],
 }
 

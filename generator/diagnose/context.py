@@ -4,15 +4,21 @@ The scan keeps no text but the lines it reports; what surrounds them (the lines 
 draft quotes, the frames above an error) is read in a second pass over the same log, as the
 browser's `contextOf` reads the file again. Lines are numbered as the scanner numbers them (LF
 counts), and memory stays bounded whatever the log holds: only the wanted lines are kept, each
-cut at `max_bytes`, and reading stops after the last of them.
+cut at `max_bytes`, and reading stops after the last of them. A log that can be read only
+once keeps its last MiB for this (Tail).
 """
 
 from __future__ import annotations
 
+import io
+import re
 from collections.abc import Callable, Iterable
 
 Read = Callable[[int], bytes]
 BLOCK_BYTES = 1 << 20
+# What a log read once (standard input) keeps of its end for a second look: a few hundred lines
+# of traceback, with room to spare.
+TAIL_BYTES = 1 << 20
 
 
 def wanted_lines(numbers: Iterable[int], before: int, after: int) -> set[int]:
@@ -44,3 +50,43 @@ def read_lines(read: Read, wanted: set[int], max_bytes: int = 4096) -> dict[int,
             if line > last:
                 break
     return {n: bytes(b) for n, b in found.items()}
+
+
+_CSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
+def decoded(raw: bytes) -> str:
+    """A line read again, as the scanner reads it: colour codes removed, UTF-8 with U+FFFD,
+    and of a line a carriage return redrew, what is left on the screen."""
+    text = _CSI.sub(b"", raw).decode("utf-8", "replace")
+    parts = [part for part in text.split("\r") if part]
+    return parts[-1] if parts else ""
+
+
+class Tail:
+    """A read that keeps the last `keep` bytes it returned, whole lines only: the lines a log
+    that cannot be read again (standard input) still has to give once it has been scanned."""
+
+    def __init__(self, read: Read, keep: int = TAIL_BYTES) -> None:
+        self._read = read
+        self._keep = keep
+        self.kept = bytearray()
+        self.first_line = 1  # the number of the first line `kept` holds
+
+    def read(self, size: int) -> bytes:
+        data = self._read(size)
+        self.kept += data
+        if len(self.kept) > 2 * self._keep:
+            cut = self.kept.find(b"\n", len(self.kept) - self._keep)
+            if cut >= 0:
+                self.first_line += self.kept.count(b"\n", 0, cut + 1)
+                del self.kept[: cut + 1]
+        return data
+
+    def lines(self, wanted: set[int], max_bytes: int = 4096) -> dict[int, bytes]:
+        """`read_lines` of the kept bytes, numbered as in the whole log."""
+        shift = self.first_line - 1
+        found = read_lines(
+            io.BytesIO(bytes(self.kept)).read, {n - shift for n in wanted if n > shift}, max_bytes
+        )
+        return {n + shift: raw for n, raw in found.items()}

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from generator.diagnose.context import decoded, read_lines, wanted_lines
+from generator.diagnose.culprit import LINE_BYTES, LINES_BEFORE, culprit_of
 from generator.diagnose.index import SignatureIndex
 from generator.diagnose.lineinfo import rank_from_path
 from generator.diagnose.scan import LineMatch, Scanner, ScanProblem, ScanStats, Settled
 from generator.diagnose.triage import Diagnosis, Tally, triage
+
+# Some lines of one log, read again: (wanted line numbers, bytes a line) -> {number: raw line}.
+LinesOf = Callable[[set[int], int], dict[int, bytes]]
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,18 @@ def scan_log(scanner: Scanner, log: LogBytes, file_index: int = 0) -> list[LineM
     )
 
 
+def with_culprit(diagnosis: Diagnosis, reopen: Callable[[int], LinesOf | None]) -> Diagnosis:
+    """The diagnosis with the culprit of the line it puts first, read from the lines before that
+    line: `reopen(file_index)` gives a way to read them again, or None where there is none."""
+    hit = diagnosis.explained
+    if hit is None:
+        return diagnosis
+    lines_of = reopen(hit.file_index)
+    found = lines_of(wanted_lines([hit.line], LINES_BEFORE, -1), LINE_BYTES) if lines_of else {}
+    before = [decoded(found[n]) for n in sorted(found)]
+    return replace(diagnosis, culprit=culprit_of(hit.text, before))
+
+
 def diagnose_reads(
     index: SignatureIndex,
     logs: Iterable[tuple[str, Callable[[int], bytes]]],
@@ -70,4 +87,9 @@ def diagnose_reads(
 def diagnose_logs(
     index: SignatureIndex, logs: Sequence[LogBytes], scanner: Scanner | None = None
 ) -> Run:
-    return diagnose_reads(index, ((log.name, io.BytesIO(log.raw).read) for log in logs), scanner)
+    run = diagnose_reads(index, ((log.name, io.BytesIO(log.raw).read) for log in logs), scanner)
+
+    def reopen(i: int) -> LinesOf:
+        return lambda wanted, max_bytes: read_lines(io.BytesIO(logs[i].raw).read, wanted, max_bytes)
+
+    return replace(run, diagnosis=with_culprit(run.diagnosis, reopen))

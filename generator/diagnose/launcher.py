@@ -199,8 +199,8 @@ def read_launch(body: str) -> LaunchReport | None:
     m = _TORCHRUN_FAILED.search(body)
     if m is not None:
         code = int(m.group(1))
-        rank = int(m.group(2) if m.group(2) is not None else m.group(3))
-        return LaunchReport("torchrun", rank, True, code, _signal_of(code))
+        local_rank = int(m.group(2) if m.group(2) is not None else m.group(3))
+        return LaunchReport("torchrun", local_rank, True, code, _signal_of(code))
     m = _SUMMARY_RANK.match(body)
     if m is not None:
         return LaunchReport("torchrun", int(m.group(1)), False, None, None, "rank")

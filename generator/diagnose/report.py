@@ -7,8 +7,10 @@ The JSON shape is a contract (tools depend on it) and carries nothing else:
                    "count", "ranks",
                    "first": {"file", "line", "rank", "time", "text"}}],
      "first_failed_rank": int | null,
-     "unrecognized": [{"file", "line", "rank", "time", "text",
-                       "kind": "python-exception" | "signal" | "xid" | "nccl-warn" | "error-line"}],
+     "unrecognized": [{"file", "line", "rank", "time", "text", "kind": evidence.KINDS}],
+     "culprit": null | {"file", "line", "package", "raised_in": frame | null,
+                        "called_from": frame | null, "names": [{"kind", "value"}],
+                        "versions": [{"package", "version"}]},
      "launcher": [{"launcher": "torchrun" | "srun" | "mpirun" | "deepspeed", "rank", "local",
                    "exitcode", "signal", "meaning", "root", "file", "line", "time", "text"}]}
 
@@ -25,9 +27,11 @@ import json
 import re
 import shlex
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from generator.diagnose.culprit import Culprit, Frame
 from generator.diagnose.index import IndexEntry
 from generator.diagnose.launcher import SIGNALS
 from generator.diagnose.scan import ScanStats
@@ -84,6 +88,7 @@ def to_json(diagnosis: Diagnosis) -> dict[str, Any]:
         ],
         "first_failed_rank": diagnosis.first_failed_rank,
         "unrecognized": [{**_place(u.hit), "kind": u.kind} for u in diagnosis.unrecognized],
+        "culprit": culprit_data(diagnosis),
         "launcher": [
             {
                 "launcher": w.launcher,
@@ -268,11 +273,14 @@ def report_lines(
             out.append(("UNRECOGNISED  ", "bold red", [(KIND_WORDS[u.kind], "bold")]))
             out.append(_label("first", f"{_at(u.hit)} ({_where(u.hit)})"))
             out.append(_label("line", shown(u.hit.text), "cyan"))
+            if diagnosis.culprit is not None and u.hit is diagnosis.explained:
+                out.append(_label("who", culprit_says(diagnosis.culprit)))
         for step in unrecognized_steps(diagnosis):
             out.append((step, "", []))
     for f in diagnosis.findings:
         out.append(_BLANK)
-        out.extend(_finding_lines(f, base_url))
+        culprit = diagnosis.culprit if f.first is diagnosis.explained else None
+        out.extend(_finding_lines(f, base_url, culprit))
     for note in notes:
         out.append(_BLANK)
         out.append((f"note: {printable(note)}", "dim", []))
@@ -305,11 +313,55 @@ _BLANK: Line = ("", "", [])
 
 KIND_WORDS = {
     "python-exception": "a Python exception",
+    "cpp-exception": "a C++ exception",
+    "fatal": "a failed internal check",
+    "usage": "a command-line usage error",
+    "shell": "a program the shell could not find",
     "signal": "a fatal signal",
+    "scheduler": "a Slurm error",
     "xid": "a GPU Xid error",
     "nccl-warn": "an NCCL warning",
     "error-line": "an error line",
 }
+
+
+def _frame(frame: Frame, parts: int) -> str:
+    """`trainer.py:140 in train`, the path's last `parts` parts (0: all of it)."""
+    path = frame.path
+    if parts:
+        path = "/".join(re.split(r"[/\\]", path)[-parts:])
+    return f"{path}:{frame.line} in {frame.function}"
+
+
+def culprit_says(c: Culprit) -> str:
+    """`transformers raised it (transformers/trainer.py:2474 in train), called from
+    train.py:140 in main; argument gamma; transformers 4.46.0`."""
+    said = []
+    if c.package is not None and c.raised_in is not None:
+        said.append(f"{c.package} raised it ({_frame(c.raised_in, 2)})")
+    elif c.package is not None:
+        said.append(f"in {c.package}")
+    if c.called_from is not None:
+        said.append(f"called from {_frame(c.called_from, 0)}")
+    head = ", ".join(said)
+    tail = [f"{kind} {value}" for kind, value in c.names]
+    tail += [f"{package} {version}" for package, version in c.versions]
+    return printable("; ".join(part for part in (head, *tail) if part))
+
+
+def culprit_data(diagnosis: Diagnosis) -> dict[str, Any] | None:
+    c, hit = diagnosis.culprit, diagnosis.explained
+    if c is None or hit is None:
+        return None
+    return {
+        "file": hit.file,
+        "line": hit.line,
+        "package": c.package,
+        "raised_in": asdict(c.raised_in) if c.raised_in is not None else None,
+        "called_from": asdict(c.called_from) if c.called_from is not None else None,
+        "names": [{"kind": kind, "value": value} for kind, value in c.names],
+        "versions": [{"package": p, "version": v} for p, v in c.versions],
+    }
 
 
 def witness_says(w: Witness) -> str:
@@ -347,7 +399,7 @@ _HEADS = {
 }
 
 
-def _finding_lines(f: Finding, base_url: str) -> list[Line]:
+def _finding_lines(f: Finding, base_url: str, culprit: Culprit | None = None) -> list[Line]:
     root = f.role == "root-cause"
     label, style = _HEADS[f.role]
     head: Line = (
@@ -363,6 +415,8 @@ def _finding_lines(f: Finding, base_url: str) -> list[Line]:
         lines.append(_label("cause", "collateral of " + _causes(f.caused_by)))
     lines.append(_label("first", f"{_at(f.first)} ({_where(f.first)})"))
     lines.append(_label("line", shown(f.first.text), "cyan"))
+    if culprit is not None:
+        lines.append(_label("who", culprit_says(culprit)))
     lines.append(_label("seen", f"{_plural(f.count, 'line')}: {rank_summary(f.rank_counts)}"))
     if root:
         lines.append(_label("sure", _confidence(f)))
@@ -429,6 +483,8 @@ def markdown_report(
             out.append("")
             out.append(f"- First seen: {_code_span(_at(u.hit))} ({_md_text(_where(u.hit))})")
             out.extend(_code_block(shown(u.hit.text), "  "))
+            if diagnosis.culprit is not None and u.hit is diagnosis.explained:
+                out.append(f"- Culprit: {_md_text(culprit_says(diagnosis.culprit))}")
             out.append("")
         if diagnosis.unrecognized:
             out.extend(_md_text(step) for step in unrecognized_steps(diagnosis))
@@ -440,6 +496,8 @@ def markdown_report(
         out.append(f"- Entry: {_md_code(f.id)}, severity {_md_text(f.entry.severity)}")
         out.append(f"- First seen: {_code_span(_at(f.first))} ({_md_text(_where(f.first))})")
         out.extend(_code_block(shown(f.first.text), "  "))
+        if diagnosis.culprit is not None and f.first is diagnosis.explained:
+            out.append(f"- Culprit: {_md_text(culprit_says(diagnosis.culprit))}")
         out.append(f"- Seen: {_plural(f.count, 'line')}: {rank_summary(f.rank_counts)}")
         out.append(f"- Confidence: {_confidence(f)}")
         out.append(f"- Fix: {_md_text(f.entry.quick_fix)}")

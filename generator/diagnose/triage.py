@@ -51,6 +51,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from generator.diagnose.culprit import Culprit
 from generator.diagnose.evidence import CAUSES, KINDS, STRONG, Kind
 from generator.diagnose.index import KNOWN_ROLES, IndexEntry, SignatureIndex
 from generator.diagnose.launcher import LauncherName, exit_meaning, signal_of
@@ -470,6 +471,15 @@ class Diagnosis:
     unrecognized: tuple[Unrecognized, ...] = ()
     witnesses: tuple[Witness, ...] = ()  # the launcher's first failure first
     first_witness: Witness | None = None  # the launcher's report on the first failed rank
+    culprit: Culprit | None = None  # of the line the report puts first (engine.with_culprit)
+
+    @property
+    def explained(self) -> Hit | None:
+        """The line the report puts first: the top root cause's, else the unrecognised one."""
+        roots = self.root_causes
+        if roots:
+            return roots[0].first
+        return self.unrecognized[0].hit if self.unrecognized else None
 
     @property
     def root_causes(self) -> tuple[Finding, ...]:

@@ -35,7 +35,13 @@ OOM_STORM = (
 WATCHDOG_TITLE = "NCCL watchdog timeout: Watchdog caught collective operation timeout"
 
 
-NOTHING = {"findings": [], "first_failed_rank": None, "unrecognized": [], "launcher": []}
+NOTHING = {
+    "findings": [],
+    "first_failed_rank": None,
+    "unrecognized": [],
+    "culprit": None,
+    "launcher": [],
+}
 EXIT_1 = "exit code 1: the program stopped with an error; its own output says which"
 
 
@@ -167,6 +173,15 @@ GOLDEN: dict[str, dict[str, Any]] = {
         "unrecognized": [],
         # torchrun's summary names rank 2 (global) in its Root Cause block; its agent line
         # names local rank 2.
+        "culprit": {
+            "file": "torchrun/train.log",
+            "line": 39,
+            "package": None,
+            "raised_in": None,
+            "called_from": {"path": "/workspace/train.py", "line": 188, "function": "main"},
+            "names": [],
+            "versions": [{"package": "nccl", "version": "2.20.5"}],
+        },
         "launcher": [
             witness(
                 "torchrun",
@@ -249,6 +264,7 @@ GOLDEN: dict[str, dict[str, Any]] = {
         ],
         "first_failed_rank": 5,
         "unrecognized": [],
+        "culprit": None,
         "launcher": [
             witness(
                 "srun",
@@ -305,6 +321,15 @@ GOLDEN: dict[str, dict[str, Any]] = {
         ],
         "first_failed_rank": 1,
         "unrecognized": [],
+        "culprit": {
+            "file": "per-rank/rank1.log",
+            "line": 9,
+            "package": None,
+            "raised_in": None,
+            "called_from": {"path": "/srv/job/train.py", "line": 301, "function": "train_step"},
+            "names": [],
+            "versions": [],
+        },
         "launcher": [],
     },
 }
@@ -343,6 +368,15 @@ STORM = {
     ],
     "first_failed_rank": 5,
     "unrecognized": [],
+    "culprit": {
+        "file": "storm/rank5.log",
+        "line": 9,
+        "package": None,
+        "raised_in": None,
+        "called_from": {"path": "/opt/train/pretrain.py", "line": 418, "function": "<module>"},
+        "names": [],
+        "versions": [],
+    },
     "launcher": [],
 }
 
@@ -390,6 +424,7 @@ def test_human_report(logs: Path, capsys: pytest.CaptureFixture[str]) -> None:
         "ROOT CAUSE  CUDA out of memory  cuda-out-of-memory · severity high",
         "  first storm/rank5.log:9 (rank 5, 2024-06-28T09:31:20.742)",
         "  line  " + OOM_STORM,
+        "  who   called from /opt/train/pretrain.py:418 in <module>",
         "  seen  1 line: rank 5 (1 line)",
         "  sure  medium (defining lines only)",
         "  fix   Lower the per-GPU batch size or enable activation checkpointing, then restart.",
@@ -424,6 +459,7 @@ def test_markdown_report(logs: Path, capsys: pytest.CaptureFixture[str]) -> None
         "  ```text",
         "  " + OOM_TORCHRUN[:400] + "…",
         "  ```",
+        "- Culprit: called from /workspace/train.py:188 in main; nccl 2.20.5",
         "- Seen: 1 line: rank 2 (1 line)",
         "- Confidence: high (with 1 supporting line)",
         "- Fix: Lower the per-GPU batch size or enable activation checkpointing, then restart.",

@@ -126,5 +126,14 @@ def test_a_flattened_traceback_states_its_error_past_the_head() -> None:
                 "kind": "python-exception",
             }
         ],
+        "culprit": {
+            "file": "job.log",
+            "line": 1,
+            "package": None,
+            "raised_in": None,
+            "called_from": {"path": "/home/u/coati/train_sft.py", "line": 185, "function": "train"},
+            "names": [],
+            "versions": [],
+        },
         "launcher": [],
     }

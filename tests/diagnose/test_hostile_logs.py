@@ -25,7 +25,13 @@ OOM = (
     "total capacity of 79.15 GiB of which 12.33 GiB is free.\n"
 )
 
-NOTHING = {"findings": [], "first_failed_rank": None, "unrecognized": [], "launcher": []}
+NOTHING = {
+    "findings": [],
+    "first_failed_rank": None,
+    "unrecognized": [],
+    "culprit": None,
+    "launcher": [],
+}
 
 
 def diagnose(*args: str, stdin: bytes | None = None) -> tuple[int, dict[str, object], str, int]:
@@ -164,6 +170,7 @@ def test_8000_ranks_of_64_kib_matching_lines_stay_under_200_mib(tmp_path: Path) 
             ],
             "first_failed_rank": 0,
             "unrecognized": [],
+            "culprit": None,
             "launcher": [],
         },
     )

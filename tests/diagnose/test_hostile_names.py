@@ -94,6 +94,7 @@ def test_error_messages_show_the_name(work: Path, capsys: pytest.CaptureFixture[
             "findings": [],
             "first_failed_rank": None,
             "unrecognized": [],
+            "culprit": None,
             "launcher": [],
         },
     )

@@ -53,6 +53,7 @@ EXPECTED = {
                 "kind": "signal",
             }
         ],
+        "culprit": None,
         "launcher": [
             {
                 "launcher": "deepspeed",
@@ -91,6 +92,7 @@ EXPECTED = {
                 "kind": "signal",
             }
         ],
+        "culprit": None,
         "launcher": [
             {
                 "launcher": "mpirun",
@@ -124,6 +126,7 @@ EXPECTED = {
                 "kind": "signal",
             }
         ],
+        "culprit": None,
         "launcher": [
             {
                 "launcher": "srun",
@@ -172,6 +175,15 @@ EXPECTED = {
                 "kind": "python-exception",
             }
         ],
+        "culprit": {
+            "file": "torchrun-1.9-summary.log",
+            "line": 5,
+            "package": None,
+            "raised_in": None,
+            "called_from": {"path": "train.py", "line": 88, "function": "<module>"},
+            "names": [],
+            "versions": [],
+        },
         "launcher": [
             {
                 "launcher": "torchrun",
@@ -237,6 +249,7 @@ EXPECTED = {
                 "kind": "signal",
             }
         ],
+        "culprit": None,
         "launcher": [
             {
                 "launcher": "torchrun",
@@ -297,6 +310,7 @@ EXPECTED = {
         ],
         "first_failed_rank": 1,
         "unrecognized": [],
+        "culprit": None,
         "launcher": [
             {
                 "launcher": "torchrun",
@@ -373,6 +387,15 @@ EXPECTED = {
                 "kind": "python-exception",
             }
         ],
+        "culprit": {
+            "file": "unknown-exception-rank3.log",
+            "line": 10,
+            "package": None,
+            "raised_in": None,
+            "called_from": {"path": "/work/data.py", "line": 61, "function": "collate"},
+            "names": [{"kind": "key", "value": "input_ids"}],
+            "versions": [],
+        },
         "launcher": [],
     },
     "shell-killed.log": {
@@ -388,6 +411,7 @@ EXPECTED = {
                 "kind": "signal",
             }
         ],
+        "culprit": None,
         "launcher": [
             {
                 "launcher": "shell",
@@ -419,6 +443,7 @@ EXPECTED = {
                 "kind": "signal",
             }
         ],
+        "culprit": None,
         "launcher": [
             {
                 "launcher": "shell",
@@ -451,6 +476,18 @@ EXPECTED = {
                 "kind": "python-exception",
             }
         ],
+        "culprit": {
+            "file": "torchrun-unprefixed-exception.log",
+            "line": 1,
+            "package": None,
+            "raised_in": None,
+            "called_from": None,
+            "names": [
+                {"kind": "object", "value": "RandomSampler"},
+                {"kind": "attribute", "value": "set_epoch"},
+            ],
+            "versions": [],
+        },
         "launcher": [
             {
                 "launcher": "torchrun",
@@ -542,6 +579,7 @@ def test_the_shells_report_of_a_signal_names_the_entry_that_declares_it() -> Non
         ],
         "first_failed_rank": None,
         "unrecognized": [],
+        "culprit": None,
         "launcher": [
             {
                 "launcher": "shell",

@@ -56,6 +56,16 @@ def test_a_timestamp_before_the_rank_prefix_is_the_lines_time() -> None:
                 "kind": "python-exception",
             }
         ],
+        # The frame is read through the timestamp before the rank prefix, as its line is.
+        "culprit": {
+            "file": "job.log",
+            "line": 3,
+            "package": None,
+            "raised_in": None,
+            "called_from": {"path": "/work/train.py", "line": 120, "function": "<module>"},
+            "names": [],
+            "versions": [],
+        },
         "launcher": [],
     }
 

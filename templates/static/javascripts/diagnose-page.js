@@ -334,6 +334,10 @@
         summary.appendChild(el("span", "tw-muted tw-dx-note", " Note: " + note + "."));
       });
 
+      // Text, never markup: the culprit's paths and names come from the log.
+      $(root, "culprit").hidden = !result.culprit;
+      $(root, "culprit-text").textContent = result.culprit || "";
+
       var roots = $(root, "roots");
       clear(roots);
       var rootCauses = result.findings.filter(function (f) { return f.role === "root-cause"; });

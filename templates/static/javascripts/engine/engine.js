@@ -330,7 +330,79 @@
         tick: options.onProgress,
       });
     }
-    return { diagnosis: E.triage(tally), stats: stats, problems: problems, hosts: tally.hosts };
+    var diagnosis = await withCulprit(E.triage(tally), logs);
+    return { diagnosis: diagnosis, stats: stats, problems: problems, hosts: tally.hosts };
+  }
+
+  // The line a report puts first: the top root cause's, else the unrecognised one.
+  function explainedHit(diagnosis) {
+    var root = diagnosis.findings.find(function (f) { return f.role === "root-cause"; });
+    if (root) return root.first;
+    return diagnosis.unrecognized.length ? diagnosis.unrecognized[0].hit : null;
+  }
+
+  // The diagnosis with the culprit of the line it puts first, read from the lines before that
+  // line in its log (engine.py's with_culprit).
+  async function withCulprit(diagnosis, logs) {
+    var hit = explainedHit(diagnosis);
+    diagnosis.explained = hit;
+    diagnosis.culprit = null;
+    if (hit === null) return diagnosis;
+    var wanted = new Set();
+    for (var n = Math.max(1, hit.line - E.CULPRIT_LINES_BEFORE); n < hit.line; n++) wanted.add(n);
+    var found;
+    try {
+      found = await linesOf(logs[hit.fileIndex].source, wanted, E.CULPRIT_LINE_BYTES);
+    } catch (exc) {
+      found = new Map(); // gone since it was read: the culprit goes unnamed
+    }
+    var before = Array.from(found.keys()).sort(function (a, b) { return a - b; }).map(function (k) {
+      return decodedLine(found.get(k));
+    });
+    diagnosis.culprit = E.culpritOf(hit.text, before);
+    return diagnosis;
+  }
+
+  // Some lines of one log read again (context.py's read_lines): Map(number -> raw bytes), each
+  // cut at maxBytes; numbers count LF, as the scanner's do.
+  async function linesOf(source, wanted, maxBytes) {
+    var found = new Map();
+    if (!wanted.size) return found;
+    var last = Math.max.apply(null, Array.from(wanted));
+    var opened = await openLog(source);
+    var line = 1;
+    var parts = [];
+    var kept = 0;
+    for (;;) {
+      var data = await opened.read(1 << 20);
+      if (!data.length) break;
+      var at = 0;
+      while (at <= data.length) {
+        var lf = data.indexOf(10, at);
+        var end = lf < 0 ? data.length : lf;
+        if (wanted.has(line) && kept < maxBytes) {
+          var piece = data.subarray(at, Math.min(end, at + maxBytes - kept));
+          parts.push(piece);
+          kept += piece.length;
+        }
+        if (lf < 0) break;
+        if (wanted.has(line)) found.set(line, joinParts(parts));
+        parts = [];
+        kept = 0;
+        line++;
+        at = lf + 1;
+        if (line > last) return found;
+      }
+    }
+    if (parts.length && wanted.has(line)) found.set(line, joinParts(parts));
+    return found;
+  }
+
+  // A line read again as the scanner reads it (context.py's decoded): colour codes removed,
+  // UTF-8 with U+FFFD, and of a line redrawn with CR what is left on the screen.
+  function decodedLine(bytes) {
+    var parts = E.decode(E.stripCsi(bytes)).split("\r").filter(function (p) { return p.length; });
+    return parts.length ? parts[parts.length - 1] : "";
   }
 
   // The text of one line for display: escape sequences removed, what a terminal would show of

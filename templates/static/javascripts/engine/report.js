@@ -237,11 +237,36 @@
 
   var KIND_WORDS = {
     "python-exception": "a Python exception",
+    "cpp-exception": "a C++ exception",
+    fatal: "a failed internal check",
+    usage: "a command-line usage error",
+    shell: "a program the shell could not find",
     signal: "a fatal signal",
+    scheduler: "a Slurm error",
     xid: "a GPU Xid error",
     "nccl-warn": "an NCCL warning",
     "error-line": "an error line",
   };
+
+  // `trainer.py:140 in train`, the path's last `parts` parts (0: all of it) (report.py's _frame).
+  function frameText(frame, parts) {
+    var path = frame.path;
+    if (parts) path = path.split(/[/\\]/).slice(-parts).join("/");
+    return path + ":" + frame.line + " in " + frame.function;
+  }
+
+  // report.py's culprit_says: `transformers raised it (transformers/trainer.py:2474 in train),
+  // called from train.py:140 in main; argument gamma; transformers 4.46.0`.
+  function culpritSays(c) {
+    var said = [];
+    if (c.package !== null && c.raisedIn !== null) said.push(c.package + " raised it (" + frameText(c.raisedIn, 2) + ")");
+    else if (c.package !== null) said.push("in " + c.package);
+    if (c.calledFrom !== null) said.push("called from " + frameText(c.calledFrom, 0));
+    var parts = [said.join(", ")];
+    c.names.forEach(function (n) { parts.push(n[0] + " " + n[1]); });
+    c.versions.forEach(function (v) { parts.push(v[0] + " " + v[1]); });
+    return parts.filter(function (p) { return p.length; }).join("; ");
+  }
 
   // `torchrun reports rank 2 failed: exit code -11: SIGSEGV, ...` (report.py's witness_says).
   function witnessSays(w) {
@@ -299,6 +324,9 @@
             mdText(where(u.hit, masker)) + ")"
         );
         out.push.apply(out, codeBlock(shown(masker.mask(u.hit.text)), "  "));
+        if (diagnosis.culprit && u.hit === diagnosis.explained) {
+          out.push("- Culprit: " + mdText(masker.mask(culpritSays(diagnosis.culprit))));
+        }
         out.push("");
       });
       if (diagnosis.unrecognized.length) {
@@ -317,6 +345,9 @@
           mdText(where(f.first, masker)) + ")"
       );
       out.push.apply(out, codeBlock(shown(masker.mask(f.first.text)), "  "));
+      if (diagnosis.culprit && f.first === diagnosis.explained) {
+        out.push("- Culprit: " + mdText(masker.mask(culpritSays(diagnosis.culprit))));
+      }
       out.push("- Seen: " + plural(f.count, "line") + ": " + rankSummary(f.rankCounts));
       out.push("- Confidence: " + confidence(f));
       out.push("- Fix: " + mdText(f.entry.quickFix));
@@ -362,6 +393,7 @@
   E.shown = shown;
   E.witnessSays = witnessSays;
   E.KIND_WORDS = KIND_WORDS;
+  E.culpritSays = culpritSays;
   E.plural = plural;
   E.rankSummary = rankSummary;
   E.statsLine = statsLine;

@@ -686,6 +686,25 @@
     return Object.prototype.hasOwnProperty.call(E.SIGNALS, number) ? E.SIGNALS[number][0] : "signal " + number;
   }
 
+  // report.py's culprit_data: the culprit of the line the report puts first, or null.
+  function culpritData(diagnosis) {
+    var c = diagnosis.culprit;
+    var hit = diagnosis.explained;
+    if (!c || !hit) return null;
+    function frame(f) {
+      return f === null ? null : { path: f.path, line: f.line, function: f.function };
+    }
+    return {
+      file: hit.file,
+      line: hit.line,
+      package: c.package,
+      raised_in: frame(c.raisedIn),
+      called_from: frame(c.calledFrom),
+      names: c.names.map(function (n) { return { kind: n[0], value: n[1] }; }),
+      versions: c.versions.map(function (v) { return { package: v[0], version: v[1] }; }),
+    };
+  }
+
   // The JSON report of `trainwreck diagnose --json`, exactly (generator/diagnose/report.py).
   function toJSON(diagnosis) {
     return {
@@ -711,6 +730,7 @@
         out.kind = u.kind;
         return out;
       }),
+      culprit: culpritData(diagnosis),
       launcher: diagnosis.witnesses.map(function (w) {
         var out = {
           launcher: w.launcher,

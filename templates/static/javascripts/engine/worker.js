@@ -11,7 +11,7 @@
 // The index is the only thing this worker fetches, once, when the page starts it; the logs it
 // is given never leave it except as the result posted back to the page.
 /* global importScripts, TrainwreckEngine */
-importScripts("pattern.js", "paste.js", "lineinfo.js", "index.js", "evidence.js", "launcher.js", "scan.js", "triage.js", "report.js", "engine.js");
+importScripts("pattern.js", "paste.js", "lineinfo.js", "index.js", "evidence.js", "launcher.js", "culprit.js", "scan.js", "triage.js", "report.js", "engine.js");
 
 (function () {
   "use strict";
@@ -106,6 +106,9 @@ importScripts("pattern.js", "paste.js", "lineinfo.js", "index.js", "evidence.js"
       unrecognized: d.unrecognized.map(function (u) {
         return { kind: u.kind, words: E.KIND_WORDS[u.kind], hit: plainHit(u.hit) };
       }),
+      // Which package raised the line the report puts first, and from which line of the user's
+      // code (culprit.js), in the words the command line uses.
+      culprit: d.culprit ? E.culpritSays(d.culprit) : null,
       timeline: timelineOf(d),
       findings: d.findings.map(function (f, i) {
         return {
