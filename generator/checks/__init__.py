@@ -1,6 +1,7 @@
 """All checks, registered by id on import."""
 
 from generator.checks import (
+    export,
     identity,
     invisible,
     loading,
@@ -15,6 +16,7 @@ __all__ = [
     "REGISTRY",
     "Check",
     "EntryDoc",
+    "export",
     "identity",
     "invisible",
     "loading",
