@@ -7,7 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Where `make serve` listens (the README's address); tests pick a free port.
 DEV_ADDR ?= 127.0.0.1:8000
 
-.PHONY: serve build validate test lint format chromium java shells axe fuzz clean lab lab-drift bench realeval
+.PHONY: serve build validate test lint format chromium java promtool shells axe fuzz clean lab lab-drift bench realeval
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ chromium:
 java:
 	@command -v java >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq default-jre-headless >/dev/null; }
 
+# The Loki rule files are checked with Prometheus's own rule parser, Debian's promtool
+# (tests/fleet/test_export_text.py).
+promtool:
+	@command -v promtool >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends prometheus >/dev/null; }
+
 # The completion tests check each script with its own shell's `-n` (tests/test_cli_help.py).
 shells:
 	@command -v zsh >/dev/null 2>&1 && command -v fish >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq zsh fish >/dev/null; }
@@ -55,7 +60,7 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: $(VENV)/.installed-test chromium java shells $(AXE) lint
+test: $(VENV)/.installed-test chromium java promtool shells $(AXE) lint
 	$(BIN)/python -m pytest
 
 # The scale benchmarks (docs/benchmarks.md): many minutes of CPU, and not part of `make test`.
@@ -69,8 +74,8 @@ bench: $(VENV)/.installed-test chromium $(LIGHTHOUSE)
 	$(BIN)/python bench/search_browser.py
 	LIGHTHOUSE=$(LIGHTHOUSE) $(BIN)/python bench/lighthouse.py
 
-# Coverage-guided fuzzing of the entry loader, the log scanner, `--index` loading and the publish
-# step, MINUTES each (docs/security.md).
+# Coverage-guided fuzzing of the entry loader, the log scanner, `--index` loading, the publish
+# step and the exported regular expressions, MINUTES each (docs/security.md).
 MINUTES ?= 5
 fuzz: $(VENV)/.installed-test
 	$(BIN)/python -m pip install -q -e '.[fuzz]'
@@ -78,6 +83,7 @@ fuzz: $(VENV)/.installed-test
 	$(BIN)/python fuzz/fuzz_scanner.py -max_total_time=$$(( $(MINUTES) * 60 ))
 	$(BIN)/python fuzz/fuzz_index.py -max_total_time=$$(( $(MINUTES) * 60 ))
 	$(BIN)/python fuzz/fuzz_publish.py -max_total_time=$$(( $(MINUTES) * 60 ))
+	$(BIN)/python fuzz/fuzz_export_regex.py -max_total_time=$$(( $(MINUTES) * 60 ))
 
 # The failure lab (docs/lab.md): real PyTorch jobs that fail on purpose, in a throwaway
 # virtualenv per release; their logs go to corpus/lab/<release>/ and are committed.

@@ -53,7 +53,7 @@ TARGETS: dict[str, Target] = {
             "splunk",
             "sigma.backends.splunk:SplunkBackend",
             "_raw",
-            "portable",
+            "atomic",
             "`| regex _raw=...` (PCRE, case-sensitive) over every event: Splunk's own search "
             "terms ignore case and split on punctuation, so they are not used.",
         ),
@@ -61,7 +61,7 @@ TARGETS: dict[str, Target] = {
             "sqlite",
             "sigma.backends.sqlite:sqliteBackend",
             "message",
-            "portable",
+            "atomic",
             "`message REGEXP ...` over a table `logs` with one row per line; sqlite needs a "
             "REGEXP function (Python's re, or sqlean's regexp extension).",
         ),
@@ -78,7 +78,7 @@ TARGETS: dict[str, Target] = {
             "spark",
             "sigma.backends.databricks:DatabricksBackend",
             "message",
-            "portable",
+            "atomic",
             "Spark SQL `message rlike ...` (Java regex, Spark's escaped string literals) "
             "over a table with one row per line, as a WHERE condition.",
         ),
@@ -213,6 +213,13 @@ def _ruler_backend() -> Any:
     return backend
 
 
+def go_template_text(text: str) -> str:
+    """`text` as a Go template that prints it: the ruler expands every label and annotation
+    as one, so a title quoting `{{ message['content'] }}` would not load (and the whole group
+    with it), and `{{ query "..." }}` would run a query. Only `{{` opens an action."""
+    return text.replace("{{", '{{ "{{" }}')
+
+
 def loki_ruler(
     entries: Sequence[Entry],
     site_url: str,
@@ -231,18 +238,20 @@ def loki_ruler(
     alerts: list[dict[str, Any]] = []
     for data, one in zip(rules.rules, ruled, strict=True):
         entry = entry_of(data)
+        labels = {**one.get("labels", {}), "severity": data["level"], "entry": entry}
+        annotations = {
+            "summary": data["title"],
+            "description": data["description"],
+            "entry": entry,
+            "severity": data["level"],
+            "url": data["references"][0],
+        }
         alerts.append(
             {
                 "alert": entry,
                 "expr": one["expr"],
-                "labels": {**one.get("labels", {}), "severity": data["level"], "entry": entry},
-                "annotations": {
-                    "summary": data["title"],
-                    "description": data["description"],
-                    "entry": entry,
-                    "severity": data["level"],
-                    "url": data["references"][0],
-                },
+                "labels": {k: go_template_text(v) for k, v in labels.items()},
+                "annotations": {k: go_template_text(v) for k, v in annotations.items()},
             }
         )
     return dump_yaml({"groups": [{"name": group, "rules": alerts}]})
