@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import BinaryIO, Protocol, cast
 
 from generator.diagnose.scan import LogReadError
+from generator.walk import walk_files
 
 STDIN_NAME = "<stdin>"
 HEAD_BYTES = 16  # enough for every magic number below
@@ -43,13 +44,11 @@ def _natural(text: str) -> list[tuple[int, int | str]]:
 
 
 def _walk(root: str) -> list[str]:
-    found: list[str] = []
-    for folder, subfolders, files in os.walk(root):
-        subfolders[:] = [d for d in subfolders if not d.startswith(".")]
-        for name in files:
-            full = os.path.join(folder, name)
-            if not name.startswith(".") and os.path.isfile(full):
-                found.append(os.path.relpath(full, root))
+    found = [
+        os.path.relpath(full, root)
+        for full in walk_files(root, skip_hidden=True)
+        if os.path.isfile(full)
+    ]
     found.sort(key=lambda rel: [_natural(part) for part in rel.split(os.sep)])
     return [os.path.join(root, rel) for rel in found]
 

@@ -19,6 +19,7 @@ from generator.loading.yaml_source import MAX_FILE_BYTES
 from generator.model.categories import CATEGORIES, CategoryInfo
 from generator.problems import Level, Problem
 from generator.validation import SourceFile
+from generator.walk import walk_files
 
 ENTRY_SUFFIXES = (".yaml", ".yml")
 # The benign corpus is a few dozen small healthy logs; the cap bounds a hostile one.
@@ -52,7 +53,7 @@ def find_entry_files(root: Path) -> list[Path]:
     own = root / CATEGORIES_FILE
     return sorted(
         p
-        for p in root.rglob("*")
+        for p in map(Path, walk_files(str(root)))
         if p.suffix.lower() in ENTRY_SUFFIXES and not p.is_dir() and p != own
     )
 
