@@ -61,6 +61,21 @@ def _benign_corpus(option: str | None) -> tuple[list[LogBytes] | None, list[Prob
     return read_benign(folder, Path.cwd())
 
 
+def _named_twice(folders: object) -> str | None:
+    """One line when two --entries name one folder: each entry would be its own duplicate."""
+    if not isinstance(folders, list):
+        return None
+    seen: dict[str, str] = {}
+    for folder in folders:
+        real = os.path.realpath(folder)
+        if real in seen:
+            first = seen[real]
+            same = "twice" if first == folder else f"twice ({first} and {folder} are one folder)"
+            return f"{folder}: --entries names this folder {same}; name it once"
+        seen[real] = folder
+    return None
+
+
 def _folders(args: argparse.Namespace) -> list[str]:
     """The catalog folders of validate, build, serve and export: each --entries, or entries/."""
     return list(args.entries or ["entries"])
@@ -1011,6 +1026,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     gc.disable()
     try:
         args = parser().parse_args(argv)
+        twice = _named_twice(getattr(args, "entries", None))
+        if twice is not None:
+            _say(twice)
+            return EXIT_USAGE
         if args.run is not _diagnose:
             _collect()
         code = int(args.run(args))

@@ -359,3 +359,23 @@ def test_export_names_a_missing_folder(repo: Path, capsys: pytest.CaptureFixture
         "trainwreck: ../private/theirs: no catalog here; pass --entries DIR\n",
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["validate", "diagnose", "export sigma --out x"])
+def test_a_folder_named_twice_is_said_once(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 39, defect 7: the public folder named twice gave one duplicate-id error per entry,
+    each naming a file as a duplicate of itself."""
+
+    repo = Path(__file__).resolve().parents[1]
+    entries = str(repo / "entries")
+    args = [*command.split(), "--entries", entries, "--entries", entries + "/"]
+    if command == "diagnose":
+        args.append(str(repo / "corpus" / "benign"))
+    assert main(args) == 2
+    assert capsys.readouterr() == (
+        "",
+        f"trainwreck: {entries}/: --entries names this folder twice ({entries} and {entries}/ "
+        "are one folder); name it once\n",
+    )
