@@ -10,6 +10,8 @@ import json
 import re
 from dataclasses import dataclass
 
+from generator.model.invisible import printable
+
 SCHEMA_LINE = "# yaml-language-server: $schema=../../schema/entry.schema.json"
 
 _SKELETON = """\
@@ -128,6 +130,17 @@ _VARIABLE = re.compile(
 _LEADING = re.compile(r"^(?:\{(?:hex|token|num|int)\}|[\s\-:.,/\[\]()T])+", re.ASCII)
 
 
+# Terminal escape sequences a log carries: colours and cursor moves (CSI), titles and links
+# (OSC, ended by BEL or ST). A draft drops them; what is left that a YAML file cannot hold, or
+# that hides text (NUL, other controls, bidi overrides, U+2028), is shown as [U+001B].
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
+
+
+def draftable(text: str) -> str:
+    """A log line as an entry's draft may hold it: escapes dropped, the rest shown."""
+    return "\t".join(printable(part) for part in _ESCAPES.sub("", text).split("\t"))
+
+
 @dataclass(frozen=True)
 class Draft:
     """What a log gives a new entry: the error line, where it is, and the lines around it."""
@@ -163,16 +176,20 @@ def draft_from_log(entry_id: str, category: str, today: dt.date, draft: Draft) -
     log. The example's URL, the signature's `seen_in` and all the prose stay empty, so
     `validate` fails until the editor has written them and checked the signature upstream."""
     text = skeleton(entry_id, category, today)
-    observed = "observed: |\n" + _block(draft.around, "  ")
+    around = tuple(draftable(line) for line in draft.around)
+    observed = "observed: |\n" + _block(around, "  ")
     signature = (
         f"# Drafted from {draft.file}:{draft.line} ({draft.kind}); check it against the\n"
         "# upstream source, keep the words that name this failure, and set seen_in.\n"
-        f"signatures:\n  - pattern: {json.dumps(draft_signature(draft.text))}\n"
+        # Not ASCII-only: json.dumps would write an emoji as a surrogate pair of escapes, which
+        # YAML reads as two lone surrogates.
+        f"signatures:\n  - pattern: "
+        f"{json.dumps(draft_signature(draftable(draft.text)), ensure_ascii=False)}\n"
         '    role: defining\n    seen_in: ""\n'
     )
     example = (
         f"# From {draft.file}:{draft.line}; set url to the public thread it was posted in.\n"
-        'examples:\n  - url: ""\n    log: |\n' + _block(draft.around, "      ")
+        'examples:\n  - url: ""\n    log: |\n' + _block(around, "      ")
     )
     for old, new in (
         ('observed: ""\n', observed),

@@ -7,6 +7,7 @@ traceback (and `diagnose` with exit 1, which --fail-on-match means "a known fail
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,9 +18,33 @@ from generator.walk import walk_files
 ILLEGAL = "RuntimeError: CUDA error: an illegal memory access was encountered\n"
 
 
+@pytest.fixture()
+def tmp_path(tmp_path: Path) -> Iterator[Path]:
+    """pytest's own folder, emptied bottom-up after the test: shutil.rmtree, which pytest
+    cleans old folders with, recurses once a level too."""
+    yield tmp_path
+    for folder, _, files in sorted(_tree(tmp_path), key=lambda t: -len(t[0].parts)):
+        for name in files:
+            (folder / name).unlink()
+        if folder != tmp_path:
+            folder.rmdir()
+
+
+def _tree(root: Path) -> list[tuple[Path, list[str], list[str]]]:
+    found = []
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        subfolders, files = [], []
+        for entry in os.scandir(folder):
+            (subfolders if entry.is_dir(follow_symlinks=False) else files).append(entry.name)
+        found.append((folder, subfolders, files))
+        stack.extend(folder / name for name in subfolders)
+    return found
+
+
 def deep(root: Path, levels: int) -> Path:
-    """`root/d/d/.../d` made one level at a time, relative to its parent (os.makedirs
-    recurses too)."""
+    """`root/d/d/.../d` made one level at a time (os.makedirs recurses too)."""
     here = root
     for _ in range(levels):
         here = here / "d"

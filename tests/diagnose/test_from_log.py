@@ -173,3 +173,34 @@ def test_a_gzip_bomb_is_drafted_from_in_bounded_memory(tmp_path: Path) -> None:
     assert f'  - pattern: "{PATTERN}"' in drafted
     assert drafted.count("0" * 4096) == 4  # the two lines after it, in observed and the example
     assert "0" * 4097 not in drafted
+
+
+def test_a_draft_always_loads_whatever_the_log_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 39, defect 8: colour codes, an OSC link, NUL and a right-to-left override were
+    copied raw into the draft, a 1 MB line made a 1 MB signature, and an emoji was written as a
+    pair of surrogate escapes; each made a draft its own loader refused."""
+    from generator.loading.yaml_source import load_yaml
+
+    osc = "\x1b]8;;https://x.example\x07link\x1b]8;;\x07"
+    log = (
+        f"\x1b[31mstep 3 {osc}\x1b[0m \u202egnirts\u202c nul\x00here\tcol \U0001f4a5\n"
+        "Traceback (most recent call last):\n"
+        '  File "/opt/app/train.py", line 42, in <module>\n'
+        f"\x1b[1;31mRuntimeError: boom \U0001f4a5 \u202eevil\u202c " + "x" * (1 << 20) + "\x1b[0m\n"
+    )
+    (tmp_path / "job.log").write_bytes(log.encode())
+    monkeypatch.chdir(tmp_path)
+    assert main(["new", "boom", "--category", "framework", "--from-log", "job.log"]) == 0
+    raw = (tmp_path / "entries" / "framework" / "boom.yaml").read_bytes()
+    assert len(raw) < 64 << 10
+    data = load_yaml(raw).data
+    # The first 200 characters of the shown line, its digits as placeholders.
+    shown = "RuntimeError: boom \U0001f4a5 [U+202E]evil[U+202C] "
+    assert data["signatures"][0]["pattern"] == (
+        "RuntimeError: boom \U0001f4a5 [U+{int}E]evil[U+{int}C] " + "x" * (200 - len(shown))
+    )
+    assert data["observed"].splitlines()[0] == (
+        "step 3 link [U+202E]gnirts[U+202C] nul[U+0000]here\tcol \U0001f4a5"
+    )
