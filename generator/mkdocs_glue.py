@@ -53,7 +53,7 @@ from generator.preview_cache import (
 )
 from generator.problems import Level, Problem, format_problems, has_errors
 from generator.render.data_files import data_files
-from generator.render.pages import RenderedPage, Renderer
+from generator.render.pages import Benchmark, RenderedPage, Renderer, benchmark_context
 from generator.render.redirects import redirect_files
 from generator.site_search import SearchIndexError, index_site
 from generator.validation import SourceFile, ValidationResult, validate_sources
@@ -245,11 +245,15 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
             # compiled templates, and the page cache reuses only pages that it rendered.
             stamp = _stamp(_files_under(templates / "pages"))
             if self.renderer is None or stamp != self.templates_stamp:
-                self.renderer = Renderer(templates, site_url=site_url, monitor=monitor)
+                self.renderer = Renderer(
+                    templates, site_url=site_url, monitor=monitor, benchmark=_benchmark(base_dir)
+                )
                 self.templates_stamp = stamp
             self.pages, self.rendered = self.page_cache.update(self.renderer, catalog)
         else:
-            renderer = Renderer(templates, site_url=site_url, monitor=monitor)
+            renderer = Renderer(
+                templates, site_url=site_url, monitor=monitor, benchmark=_benchmark(base_dir)
+            )
             self.pages = {p.src_uri: p for p in renderer.all_pages(catalog)}
         # Files served as they are: the signature index for the browser diagnoser and
         # tools, the same cut into shards for the search box, redirects from renamed entries'
@@ -362,6 +366,41 @@ class TrainwreckPlugin(BasePlugin[TrainwreckConfig]):
 # search for the same that needs no match attempt at every character.
 _SEARCH_ATTRIBUTE = re.compile(r"\s?data-search-\w+=\"[^\"]+\"")
 _SEARCH_ATTRIBUTE_ANYWHERE = re.compile(r"data-search-\w+=\"[^\"]+\"")
+
+
+# The real-failure benchmark's files (corpus/real/README.md), read for its page when present.
+BENCHMARK_SCORE = Path("corpus") / "real" / "score.json"
+BENCHMARK_BASELINE = Path("corpus") / "real" / "baseline.json"
+BENCHMARK_MAX_BYTES = 4 << 20
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    """A JSON object from a regular file of at most BENCHMARK_MAX_BYTES, else None (logged)."""
+    if not path.is_file():
+        return None
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(BENCHMARK_MAX_BYTES + 1)
+        data = json.loads(raw) if len(raw) <= BENCHMARK_MAX_BYTES else None
+    except (OSError, ValueError):
+        data = None
+    if not isinstance(data, dict):
+        log.warning("trainwreck: %s is not a score file; the benchmark page shows no figures", path)
+        return None
+    return data
+
+
+def _benchmark(base_dir: Path) -> Benchmark | None:
+    score = _read_json(base_dir / BENCHMARK_SCORE)
+    if score is None:
+        return None
+    baseline = _read_json(base_dir / BENCHMARK_BASELINE)
+    try:
+        benchmark_context(Benchmark(score, baseline))
+    except (KeyError, TypeError, AttributeError):
+        log.warning("trainwreck: %s lacks the figures of a score file", BENCHMARK_SCORE)
+        return None
+    return Benchmark(score, baseline)
 
 
 def _search_excluded(page: Any) -> bool:

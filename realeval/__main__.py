@@ -49,6 +49,34 @@ def figures_table(data: dict[str, Any]) -> list[str]:
     return ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)) for r in rows]
 
 
+def markdown_table(data: dict[str, Any], baseline: dict[str, Any] | None) -> list[str]:
+    """The figures as docs/benchmarks.md gives them: each group now, and before where the
+    baseline has the group."""
+    out = [
+        "| group | cases | named | line shown | useful | silent | first rank | clean |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    before_groups = baseline["figures"]["groups"] if baseline else {}
+    groups = {**data["figures"]["groups"], "all failing": data["figures"]["failing"]}
+    for name, g in groups.items():
+        was = before_groups.get(
+            name, baseline["figures"]["failing"] if baseline and name == "all failing" else None
+        )
+        cells = []
+        for key in ("named", "line_shown", "useful", "silent"):
+            now = _pct(g[key], g["cases"]) if key in g else "-"
+            cells.append(f"{_pct(was[key], was['cases'])} → {now}" if was and key in was else now)
+        rank, was_rank = g.get("first_rank"), (was or {}).get("first_rank")
+        rank_cell = _pct(rank["right"], rank["of"]) if rank else "-"
+        if rank and was_rank:
+            rank_cell = f"{_pct(was_rank['right'], was_rank['of'])} → {rank_cell}"
+        clean = _pct(g["clean"], g["cases"]) if "clean" in g else "-"
+        if "clean" in g and was and "clean" in was:
+            clean = f"{_pct(was['clean'], was['cases'])} → {clean}"
+        out.append(f"| {name} | {g['cases']} | " + " | ".join([*cells, rank_cell, clean]) + " |")
+    return out
+
+
 def said_text(said: dict[str, Any]) -> str:
     if said["roots"]:
         text = "root cause " + ", ".join(said["roots"])
@@ -83,6 +111,11 @@ def main(argv: list[str] | None = None) -> int:
         "--check", action="store_true", help="exit 1 when either engine differs from the file"
     )
     parser.add_argument("--score-file", type=Path, default=SCORE_FILE)
+    parser.add_argument(
+        "--markdown",
+        action="store_true",
+        help="print the figures as a Markdown table, before and now",
+    )
     args = parser.parse_args(argv)
     try:
         cases = read_cases()
@@ -111,6 +144,11 @@ def main(argv: list[str] | None = None) -> int:
         k: v for k, v in data.items() if k != "date"
     }:
         data["date"] = stored["date"]  # unchanged results keep the date they were measured
+    if args.markdown:
+        baseline_file = args.score_file.with_name("baseline.json")
+        baseline = json.loads(baseline_file.read_text()) if baseline_file.exists() else None
+        print("\n".join(markdown_table(data, baseline)))
+        return 0
     print(f"{args.engine} engine, {len(cases)} cases, {data['date']}")
     print("\n".join(figures_table(data)))
     print("\nmisses:")

@@ -8,7 +8,7 @@ from typing import Any
 from generator.diagnose.index import IndexFile
 from realeval.cases import REAL, Case
 from realeval.engines import catalog_index, reports
-from realeval.score import Outcome, figures, miss_counts, outcome
+from realeval.score import MISS_KINDS, Outcome, figures, miss_counts, outcome
 
 SCORE_FILE = REAL / "score.json"
 
@@ -23,8 +23,23 @@ def score_data(cases: list[Case], outcomes: dict[str, Outcome], date: str) -> di
         "date": date,
         "figures": figures(cases, outcomes),
         "misses": miss_counts(cases, outcomes),
+        "miss_kinds": MISS_KINDS,
+        "unnamed": unnamed_failures(cases, outcomes),
         "cases": {c.id: outcomes[c.id].to_data() for c in cases},
     }
+
+
+def unnamed_failures(cases: list[Case], outcomes: dict[str, Outcome]) -> list[list[Any]]:
+    """The failures the tool did not name, most often missed first: [label, cases, with an
+    entry]. What the catalog and the engine cannot do yet, by name."""
+    missed: dict[str, list[int]] = {}
+    for c in cases:
+        if c.failing and not outcomes[c.id].named:
+            count = missed.setdefault(c.true_failure, [0, 0])
+            count[0] += 1
+            count[1] += bool(c.expected)
+    order = sorted(missed.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    return [[label, n, with_entry] for label, (n, with_entry) in order]
 
 
 def moved(old: dict[str, Any], new: dict[str, Any]) -> list[str]:

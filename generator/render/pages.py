@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
@@ -110,6 +111,38 @@ def _toc(html: str) -> tuple[Heading, ...]:
     )
 
 
+@dataclass(frozen=True)
+class Benchmark:
+    """What the benchmark page shows: `score` is corpus/real/score.json (realeval/scorefile.py
+    writes it), `baseline` corpus/real/baseline.json, each as read, or None."""
+
+    score: dict[str, Any]
+    baseline: dict[str, Any] | None = None
+
+
+def benchmark_context(benchmark: Benchmark | None) -> dict[str, Any]:
+    """The benchmark page's values, the score's groups in their file order."""
+    if benchmark is None:
+        return {"score": None}
+    score = benchmark.score
+    figures = score["figures"]
+    base = benchmark.baseline
+    return {
+        "score": score,
+        "baseline": base,
+        "total": sum(g["cases"] for g in figures["groups"].values()),
+        "groups": [*figures["groups"].items(), ("all failing", figures["failing"])],
+        "frameworks": sorted(
+            figures["frameworks"].items(), key=lambda kv: (-kv[1]["cases"], kv[0])
+        ),
+        "now": figures["groups"].get("unbiased", figures["failing"]),
+        "before": (base["figures"]["groups"].get("unbiased") if base else None),
+        "misses": list(score["misses"].items()),
+        "miss_words": score.get("miss_kinds", {}),
+        "unnamed": score.get("unnamed", []),
+    }
+
+
 class Renderer:
     """Renders pages from `templates_dir`. `site_url` (mkdocs.yml's, absolute, ending in "/")
     is needed for the absolute URLs of the JSON-LD and the /api/ page's examples; without it
@@ -120,8 +153,11 @@ class Renderer:
         templates_dir: Path,
         site_url: str = "",
         monitor: Callable[[Entry], Sequence[tuple[str, str, str, str | None]]] | None = None,
+        benchmark: Benchmark | None = None,
     ) -> None:
         self.site_url = data_files.check_site_url(site_url) if site_url else ""
+        # The real-failure benchmark's score and baseline (corpus/real/), for its page.
+        self.benchmark = benchmark
         # An entry's (engine, label, query, note) rows for its "Monitor it" section (fleet/site.py).
         self.monitor = monitor
         self.env = Environment(
@@ -288,6 +324,14 @@ class Renderer:
             "Diagnose a log",
             "Paste a training log and get the failure, the first failed rank and the fix; "
             "the log never leaves your browser.",
+        )
+        add(
+            "benchmark.html.j2",
+            "benchmark/index.md",
+            "How well does it diagnose?",
+            "The diagnosis scored on real training failures from public issue threads: the "
+            "method, the figures by group and framework, and what it cannot do yet.",
+            **benchmark_context(self.benchmark),
         )
         return pages
 

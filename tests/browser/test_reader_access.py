@@ -25,6 +25,7 @@ PAGES = {
     "category": "/categories/gpu-hardware/",
     "xid": "/xid/",
     "diagnose": "/diagnose/",
+    "benchmark": "/benchmark/",
     "404": "/404.html",
     "api": "/api/",
     "tags": "/tags/",
