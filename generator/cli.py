@@ -361,7 +361,8 @@ def _terminal(stream: TextIO) -> bool:
 
 
 def _diagnose(args: argparse.Namespace) -> int:
-    from generator.diagnose.context import Tail, read_lines
+    from generator.diagnose.context import END_BYTES, TAIL_BYTES, Tail, read_lines
+    from generator.diagnose.ending import with_ending
     from generator.diagnose.engine import LinesOf, with_culprit
     from generator.diagnose.inputs import InputError, NotALog, OpenLog, resolve_inputs
     from generator.diagnose.lineinfo import rank_from_path
@@ -395,7 +396,7 @@ def _diagnose(args: argparse.Namespace) -> int:
     _collect(scanning=True)  # the start is done: see main()
     tally, stats, settled = Tally(index), ScanStats(), Settled()
     problems: list[ScanProblem] = []
-    tails: dict[int, Tail] = {}  # logs that cannot be read twice keep their end
+    tails: dict[int, Tail] = {}  # each log's end: the line it ends with, and stdin's lines
     total = sum(log.size or 0 for log in inputs)
     show = not args.no_progress and total >= PROGRESS_MIN_BYTES and sys.stderr.isatty()
     with _progress(total, show) as advance:
@@ -410,13 +411,12 @@ def _diagnose(args: argparse.Namespace) -> int:
                 problems.append(ScanProblem(log.name, str(exc), "binary" if binary else "read"))
                 continue
             with opened:
-                read = opened.read
-                if log.path is None:
-                    tails[number] = Tail(read)
-                    read = tails[number].read
+                # Standard input cannot be read again: it keeps a longer end, for the culprit.
+                tail = Tail(opened.read, END_BYTES if log.path is not None else TAIL_BYTES)
+                tails[number] = tail
                 tally.add_all(
                     scanner.scan(
-                        read,
+                        tail.read,
                         log.name,
                         number,
                         stats,
@@ -431,9 +431,9 @@ def _diagnose(args: argparse.Namespace) -> int:
             done += log.size or 0
 
     def reopen(number: int) -> LinesOf | None:
-        if number in tails:
-            return tails[number].lines
         log = inputs[number]
+        if log.path is None:
+            return tails[number].lines
 
         def lines_of(wanted: set[int], max_bytes: int) -> dict[int, bytes]:
             try:
@@ -444,7 +444,8 @@ def _diagnose(args: argparse.Namespace) -> int:
 
         return lines_of
 
-    diagnosis = with_culprit(triage(tally), reopen)
+    endings = [(n, inputs[n].name, tail.last_line()) for n, tail in tails.items()]
+    diagnosis = with_culprit(with_ending(triage(tally), endings), reopen)
     explicit = {log.name for log in inputs if log.explicit}
     errors = [p for p in problems if p.kind == "read" or p.file in explicit]
     notes += [f"{p.file}: {p.message}; skipped" for p in problems if p not in errors]

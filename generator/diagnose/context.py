@@ -19,6 +19,9 @@ BLOCK_BYTES = 1 << 20
 # What a log read once (standard input) keeps of its end for a second look: a few hundred lines
 # of traceback, with room to spare.
 TAIL_BYTES = 1 << 20
+# What a log keeps of its end when nothing reads it twice: the line it ends with.
+END_BYTES = 64 << 10
+LAST_LINE_BYTES = 2048
 
 
 def wanted_lines(numbers: Iterable[int], before: int, after: int) -> set[int]:
@@ -64,23 +67,30 @@ def decoded(raw: bytes) -> str:
 
 
 class Tail:
-    """A read that keeps the last `keep` bytes it returned, whole lines only: the lines a log
-    that cannot be read again (standard input) still has to give once it has been scanned."""
+    """A read that keeps the last `keep` bytes it returned: what a log still has to give once
+    it has been scanned, the line it ends with (every log), and the lines before an error when
+    it cannot be read again (standard input). A line longer than `keep` is kept cut."""
 
     def __init__(self, read: Read, keep: int = TAIL_BYTES) -> None:
         self._read = read
         self._keep = keep
         self.kept = bytearray()
-        self.first_line = 1  # the number of the first line `kept` holds
+        self.first_line = 1  # the number of the line `kept` starts in
+        self.size = 0  # bytes read in all
 
     def read(self, size: int) -> bytes:
         data = self._read(size)
-        self.kept += data
-        if len(self.kept) > 2 * self._keep:
-            cut = self.kept.find(b"\n", len(self.kept) - self._keep)
-            if cut >= 0:
-                self.first_line += self.kept.count(b"\n", 0, cut + 1)
-                del self.kept[: cut + 1]
+        self.size += len(data)
+        if len(data) >= self._keep:
+            cut = len(data) - self._keep
+            self.first_line += self.kept.count(b"\n") + data.count(b"\n", 0, cut)
+            self.kept = bytearray(data[cut:])
+        else:
+            self.kept += data
+            if len(self.kept) > 2 * self._keep:
+                cut = len(self.kept) - self._keep
+                self.first_line += self.kept.count(b"\n", 0, cut)
+                del self.kept[:cut]
         return data
 
     def lines(self, wanted: set[int], max_bytes: int = 4096) -> dict[int, bytes]:
@@ -90,3 +100,17 @@ class Tail:
             io.BytesIO(bytes(self.kept)).read, {n - shift for n in wanted if n > shift}, max_bytes
         )
         return {n + shift: raw for n, raw in found.items()}
+
+    def last_line(self) -> tuple[int, int, str] | None:
+        """The log's last line with text in it, decoded as the scanner reads it: its number,
+        its offset in the log, and its text; None when the kept end holds none."""
+        kept = bytes(self.kept)
+        end = len(kept)
+        number = self.first_line + kept.count(b"\n")
+        while end >= 0:
+            start = kept.rfind(b"\n", 0, end) + 1
+            text = decoded(kept[start : min(end, start + LAST_LINE_BYTES)])
+            if text.strip():
+                return number, self.size - len(kept) + start, text
+            end, number = start - 1, number - 1
+        return None

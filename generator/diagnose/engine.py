@@ -11,8 +11,9 @@ import io
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from generator.diagnose.context import decoded, read_lines, wanted_lines
+from generator.diagnose.context import END_BYTES, Tail, decoded, read_lines, wanted_lines
 from generator.diagnose.culprit import LINE_BYTES, LINES_BEFORE, culprit_of
+from generator.diagnose.ending import with_ending
 from generator.diagnose.index import SignatureIndex
 from generator.diagnose.lineinfo import rank_from_path
 from generator.diagnose.scan import LineMatch, Scanner, ScanProblem, ScanStats, Settled
@@ -73,15 +74,18 @@ def diagnose_reads(
     tally, settled = Tally(index), Settled()
     stats = ScanStats()
     problems: list[ScanProblem] = []
+    endings = []
     for i, (name, read) in enumerate(logs):
+        tail = Tail(read, END_BYTES)
         tally.add_all(
             scanner.scan(
-                read, name, i, stats, problems, file_rank=rank_from_path(name), settled=settled
+                tail.read, name, i, stats, problems, file_rank=rank_from_path(name), settled=settled
             ),
             settled,
         )
         tally.add_settled(settled)
-    return Run(triage(tally), stats, problems)
+        endings.append((i, name, tail.last_line()))
+    return Run(with_ending(triage(tally), endings), stats, problems)
 
 
 def diagnose_logs(

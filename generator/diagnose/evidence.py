@@ -21,9 +21,13 @@ it. In order of trust (`KINDS`), the first being the likeliest cause of the rest
 - `nccl-warn`: NCCL's `NCCL WARN` lines;
 - `error-line`: any other line with `error: ` in it.
 
-Healthy runs print warnings and `error` in harmless places, so the last two are weak: they are
-reported only when something else shows that a rank failed (see triage.py). `ANCHORS` are the
-literals the scanner's prefilter looks for; every line a rule below accepts holds one.
+- `final-line`: the line a log ends with, when nothing above is found and it reads as an error
+  (ending.py): the excerpts people paste end where the run stopped.
+
+Healthy runs print warnings and `error` in harmless places, so `nccl-warn` and `error-line` are
+weak: they are reported only when something else shows that a rank failed (see triage.py).
+`ANCHORS` are the literals the scanner's prefilter looks for; every line a rule below accepts
+holds one.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ Kind = Literal[
     "xid",
     "nccl-warn",
     "error-line",
+    "final-line",
 ]
 KINDS: tuple[Kind, ...] = (
     "python-exception",
@@ -54,8 +59,9 @@ KINDS: tuple[Kind, ...] = (
     "xid",
     "nccl-warn",
     "error-line",
+    "final-line",
 )
-STRONG: frozenset[str] = frozenset(KINDS[:-2])
+STRONG: frozenset[str] = frozenset(KINDS[:-3])
 # Strong lines that can make a known-collateral finding collateral of themselves. A fatal
 # signal is left out: a rank aborts or is killed *after* its error far more often than before.
 CAUSES: frozenset[str] = frozenset({"python-exception", "cpp-exception", "fatal", "xid"})

@@ -322,6 +322,7 @@ KIND_WORDS = {
     "xid": "a GPU Xid error",
     "nccl-warn": "an NCCL warning",
     "error-line": "an error line",
+    "final-line": "the line the log ends with, which reads as an error",
 }
 
 

@@ -63,7 +63,7 @@ def test_a_timestamp_before_the_rank_prefix_is_the_lines_time() -> None:
             "package": None,
             "raised_in": None,
             "called_from": {"path": "/work/train.py", "line": 120, "function": "<module>"},
-            "names": [],
+            "names": [{"kind": "key", "value": "input_ids"}],
             "versions": [],
         },
         "launcher": [],

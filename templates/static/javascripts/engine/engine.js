@@ -315,6 +315,7 @@
     var tally = new E.Tally(index);
     var stats = E.newStats();
     var problems = [];
+    var endings = [];
     for (var i = 0; i < logs.length; i++) {
       var log = logs[i];
       var opened;
@@ -324,14 +325,100 @@
         problems.push({ file: log.name, message: exc.message, kind: "read" });
         continue;
       }
-      await scanner.scan(opened.read, log.name, i, stats, problems, {
+      var tail = new Tail(opened.read, END_BYTES);
+      await scanner.scan(function (n) { return tail.read(n); }, log.name, i, stats, problems, {
         fileRank: E.rankFromPath(log.name),
         onMatch: function (m) { tally.add(m); },
         tick: options.onProgress,
       });
+      endings.push([i, log.name, tail.lastLine()]);
     }
-    var diagnosis = await withCulprit(E.triage(tally), logs);
+    var diagnosis = await withCulprit(withEnding(E.triage(tally), endings), logs);
     return { diagnosis: diagnosis, stats: stats, problems: problems, hosts: tally.hosts };
+  }
+
+  // What a log keeps of its end as it is read (context.py's Tail): the line it ends with.
+  var END_BYTES = 64 << 10;
+  var LAST_LINE_BYTES = 2048;
+
+  function countBreaks(bytes, from, to) {
+    var n = 0;
+    for (var at = bytes.indexOf(10, from); at >= 0 && at < to; at = bytes.indexOf(10, at + 1)) n++;
+    return n;
+  }
+
+  function Tail(read, keep) {
+    this._read = read;
+    this.keep = keep;
+    this.kept = new Uint8Array(0);
+    this.firstLine = 1;
+    this.size = 0;
+  }
+
+  Tail.prototype.read = async function (n) {
+    var data = await this._read(n);
+    this.size += data.length;
+    if (data.length >= this.keep) {
+      var cut = data.length - this.keep;
+      this.firstLine += countBreaks(this.kept, 0, this.kept.length) + countBreaks(data, 0, cut);
+      this.kept = data.slice(cut);
+    } else if (data.length) {
+      var joined = new Uint8Array(this.kept.length + data.length);
+      joined.set(this.kept);
+      joined.set(data, this.kept.length);
+      this.kept = joined;
+      if (this.kept.length > 2 * this.keep) {
+        var drop = this.kept.length - this.keep;
+        this.firstLine += countBreaks(this.kept, 0, drop);
+        this.kept = this.kept.slice(drop);
+      }
+    }
+    return data;
+  };
+
+  // [number, offset, text] of the log's last line with text in it, or null.
+  Tail.prototype.lastLine = function () {
+    var kept = this.kept;
+    var end = kept.length;
+    var number = this.firstLine + countBreaks(kept, 0, kept.length);
+    while (end >= 0) {
+      var start = end > 0 ? kept.lastIndexOf(10, end - 1) + 1 : 0;
+      var text = decodedLine(kept.subarray(start, Math.min(end, start + LAST_LINE_BYTES)));
+      if (E.pyStrip(text).length) return [number, this.size - kept.length + start, text];
+      end = start - 1;
+      number -= 1;
+    }
+    return null;
+  };
+
+  // When nothing states an error, the line a log ends with, if it reads as one
+  // (engine.py's with_ending).
+  function withEnding(diagnosis, endings) {
+    var roots = diagnosis.findings.some(function (f) { return f.role === "root-cause"; });
+    if (roots || diagnosis.unrecognized.length) return diagnosis;
+    for (var k = 0; k < endings.length; k++) {
+      var last = endings[k][2];
+      if (last === null) continue;
+      var text = last[2];
+      var read = E.readLineBody(text);
+      var body = E.bodyOf(read[1]) + text.slice(E.headOf(text, E.HEAD_CHARS).length);
+      if (!E.endsInError(body)) continue;
+      var info = read[0];
+      var rank = info.prefixRank;
+      if (rank === null) rank = E.rankFromPath(endings[k][1]);
+      if (rank === null) rank = info.textRank;
+      var hit = E.hitOf({
+        file: endings[k][1], fileIndex: endings[k][0], line: last[0], offset: last[1], rank: rank,
+        time: info.time, host: info.host, text: E.unwrap(text).text, rankFromLauncher: false,
+      });
+      diagnosis.unrecognized = [{ kind: "final-line", hit: hit }];
+      if (rank !== null) {
+        diagnosis.firstFailedRank = rank;
+        diagnosis.firstFailure = hit;
+      }
+      return diagnosis;
+    }
+    return diagnosis;
   }
 
   // The line a report puts first: the top root cause's, else the unrecognised one.

@@ -9,9 +9,27 @@
 
   var KINDS = [
     "python-exception", "cpp-exception", "fatal", "usage", "shell", "signal", "scheduler", "xid",
-    "nccl-warn", "error-line",
+    "nccl-warn", "error-line", "final-line",
   ];
-  var STRONG = new Set(KINDS.slice(0, -2));
+  var STRONG = new Set(KINDS.slice(0, -3));
+  // The line a log ends with, when it reads as an error (evidence.py's ends_in_error).
+  var ERROR_WORDS = new RegExp(
+    "\\b(?:error|errors|failed|failure|fatal|cannot|can't|unable to|not found|no such|invalid" +
+      "|denied|refused|aborted|killed|assertion|exception|crash|crashed|segmentation fault)\\b" +
+      "|(?:Error|Exception)\\b|\u672a\u627e\u5230|\u9519\u8bef|\u5931\u8d25",
+    "i"
+  );
+  var NOT_AN_ERROR = new RegExp(
+    "warn|deprecat|\\bINFO\\b|^[IWD]\\d{4} |\\bcaught\\b|\\bignor|\\bretry|\\bretrying\\b" +
+      "|\\bno errors?\\b|\\berror[ \\t\\n\\r\\f\\v]*[=:][ \\t\\n\\r\\f\\v]*-?\\d" +
+      "|:[ \\t\\n\\r\\f\\v]*(?:no|none|0|n/a|false|ok|pass|passed)[ \\t\\n\\r\\f\\v]*$" +
+      "|\\?[ \\t\\n\\r\\f\\v]*$",
+    "i"
+  );
+
+  function endsInError(body) {
+    return ERROR_WORDS.test(body) && !NOT_AN_ERROR.test(body);
+  }
   // Strong kinds that can make a known-collateral finding collateral (evidence.py's CAUSES).
   var CAUSES = new Set(["python-exception", "cpp-exception", "fatal", "xid"]);
   var TRACEBACK = "Traceback (most recent call last):";
@@ -101,6 +119,7 @@
   E.isFrame = isFrame;
   E.isExceptionLine = isExceptionLine;
   E.classify = classify;
+  E.endsInError = endsInError;
   E.EVIDENCE_ANCHORS = [
     TRACEBACK, "Error: ", "Exception: ", "(see above for traceback)",
     "what():", "Check failed: ", "RET_CHECK failure",

@@ -246,6 +246,7 @@
     xid: "a GPU Xid error",
     "nccl-warn": "an NCCL warning",
     "error-line": "an error line",
+    "final-line": "the line the log ends with, which reads as an error",
   };
 
   // `trainer.py:140 in train`, the path's last `parts` parts (0: all of it) (report.py's _frame).

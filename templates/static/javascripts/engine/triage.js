@@ -749,6 +749,7 @@
   }
 
   E.TEXT_CHARS = TEXT_CHARS;
+  E.hitOf = hitOf;
   E.Tally = Tally;
   E.triage = triage;
   E.earliestFirst = earliestFirst;
