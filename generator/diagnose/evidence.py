@@ -138,6 +138,7 @@ _SCHEDULER = re.compile(
     r"(?:^|\s)(?:srun|sbatch|salloc|slurmstepd|slurmd|scontrol): (?:error|fatal): \S", re.ASCII
 )
 _XID = re.compile(r"NVRM: Xid \(", re.ASCII)
+_RAISE = re.compile(r"\s*raise [A-Za-z_][\w.]*(?:\(|$)", re.ASCII)
 _ERROR_LINE = re.compile(r"(?<![A-Za-z])error: \S", re.ASCII)
 
 
@@ -149,6 +150,13 @@ def body_of(rest: str) -> str:
 def is_frame(body: str) -> bool:
     """A line inside a traceback: the frames and code lines are indented, `^^^` markers too."""
     return body.startswith((" ", "\t"))
+
+
+def is_raise_line(body: str) -> bool:
+    """A traceback's source line that raises (`raise RuntimeError('... {}'.format(x))`, its
+    indent often lost in a paste): it holds the message's template, not the message, so no
+    signature's match counts on it."""
+    return _RAISE.match(body) is not None
 
 
 def is_exception_line(body: str) -> bool:

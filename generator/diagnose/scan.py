@@ -1321,12 +1321,19 @@ class Scanner:
         verify = self.verifier.matching
         if len(anchors) == 1:  # nearly every line: no generator to set up
             (anchor,) = anchors
-            return tuple(sorted(verify(anchor, raw, text))) if anchor < first_extra else ()
-        return tuple(
-            sorted(
-                n for anchor in anchors if anchor < first_extra for n in verify(anchor, raw, text)
+            found = tuple(sorted(verify(anchor, raw, text))) if anchor < first_extra else ()
+        else:
+            found = tuple(
+                sorted(
+                    n
+                    for anchor in anchors
+                    if anchor < first_extra
+                    for n in verify(anchor, raw, text)
+                )
             )
-        )
+        if found and evidence.is_raise_line(evidence.body_of(read_line_body(text)[1])):
+            return ()
+        return found
 
     def _known(self, numbers: tuple[int, ...]) -> bool:
         """Whether the signatures make a line a known entry's: one of them defining or

@@ -137,3 +137,33 @@ def test_a_flattened_traceback_states_its_error_past_the_head() -> None:
         },
         "launcher": [],
     }
+
+
+def test_a_raise_line_is_the_messages_template_and_no_signatures_match() -> None:
+    """patrickloeber/pytorch-chatbot#3 (case 025 of corpus/real/): the traceback's source line,
+    its indent lost in the paste, holds the message's template; the line after it is the
+    message. The finding's line is the message."""
+    from catalog import SPECS, Spec
+
+    worker = Spec(
+        "dataloader-worker-killed",
+        "memory",
+        "DataLoader worker exited unexpectedly",
+        "Give the container more shared memory.",
+        (("DataLoader worker (pid(s) {*}) exited unexpectedly", "defining"),),
+        (
+            (
+                "https://github.com/pytorch/pytorch/issues/1",
+                "RuntimeError: DataLoader worker (pid(s) 4242) exited unexpectedly",
+            ),
+        ),
+    )
+    log = (
+        b"raise RuntimeError('DataLoader worker (pid(s) {}) exited unexpectedly'.format(pids_str))\n"
+        b"\n"
+        b"RuntimeError: DataLoader worker (pid(s) 21184, 8440) exited unexpectedly\n"
+    )
+    got = to_json(diagnose_logs(index((*SPECS, worker)), [LogBytes("job.log", log)]).diagnosis)
+    assert [(f["id"], f["count"], f["first"]["line"]) for f in got["findings"]] == [
+        ("dataloader-worker-killed", 1, 3)
+    ]

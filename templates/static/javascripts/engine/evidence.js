@@ -79,6 +79,7 @@
       "|exited on signal \\d{1,3}"
   );
   var XID = /NVRM: Xid \(/;
+  var RAISE = /^[ \t\n\r\f\v]*raise [A-Za-z_][\w.]*(?:\(|$)/;
   var ERROR_LINE = /(?<![A-Za-z])error: [^ \t\n\r\f\v]/;
 
   function bodyOf(rest) {
@@ -87,6 +88,12 @@
 
   function isFrame(body) {
     return body.startsWith(" ") || body.startsWith("\t");
+  }
+
+  // A traceback's source line that raises: the message's template, not the message
+  // (evidence.py's is_raise_line).
+  function isRaiseLine(body) {
+    return RAISE.test(body);
   }
 
   function isExceptionLine(body) {
@@ -118,6 +125,7 @@
   E.bodyOf = bodyOf;
   E.isFrame = isFrame;
   E.isExceptionLine = isExceptionLine;
+  E.isRaiseLine = isRaiseLine;
   E.classify = classify;
   E.endsInError = endsInError;
   E.EVIDENCE_ANCHORS = [

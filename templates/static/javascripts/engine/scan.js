@@ -858,6 +858,8 @@
     numbers.sort(function (a, b) { return a - b; });
     var lineRead = E.readLineParts(text);
     var body = E.bodyOf(lineRead[1]);
+    // A traceback's source line that raises holds the message's template (evidence.js).
+    if (numbers.length && E.isRaiseLine(body)) numbers = [];
     var launch = null;
     var kind = null;
     if (extra || !anchors.size) {
