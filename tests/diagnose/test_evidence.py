@@ -159,7 +159,8 @@ def test_a_raise_line_is_the_messages_template_and_no_signatures_match() -> None
         ),
     )
     log = (
-        b"raise RuntimeError('DataLoader worker (pid(s) {}) exited unexpectedly'.format(pids_str))\n"
+        b"raise RuntimeError('DataLoader worker (pid(s) {}) exited unexpectedly'"
+        b".format(pids_str))\n"
         b"\n"
         b"RuntimeError: DataLoader worker (pid(s) 21184, 8440) exited unexpectedly\n"
     )
