@@ -21,6 +21,8 @@ The exact wording comes from each launcher's source (and real logs quoted in its
 - DeepSpeed's launcher, `deepspeed/launcher/launch.py` (`sigkill_handler`):
   `[...'--local_rank=3', ...] exits with return code = -9`.
 
+- HPE's PALS `mpiexec` (Cray systems, such as ALCF's Aurora): `rank 0 died from signal 11 and
+  dumped core` (real logs in pmodels/mpich#7569; not in MPICH's own source), read as `mpirun`.
 - The shell that ran the job (`shell`): bash's report of a job that a signal ended, alone on
   its line (`Killed`, `Segmentation fault (core dumped)`), after a progress bar it cut short, or
   after the script's line and the job's pid (`./train.sh: line 12: 4242 Killed  python ...`);
@@ -148,6 +150,7 @@ _MPIRUN = re.compile(
     r"on node \S+ exited on signal (\d{1,3})",
     re.ASCII,
 )
+_PALS = re.compile(r"(?:^|: )rank (\d{1,6}) died from signal (\d{1,3})", re.ASCII)
 _MPI_NAME = re.compile(r" *Process name: +\[\[\d+,\d+\],(\d{1,6})\]", re.ASCII)
 _MPI_EXIT = re.compile(r" *Exit code: +(\d{1,3})$", re.ASCII)
 _DEEPSPEED = re.compile(
@@ -228,6 +231,9 @@ def read_launch(body: str) -> LaunchReport | None:
     m = _MPIRUN.search(body)
     if m is not None:
         return LaunchReport("mpirun", int(m.group(1)), False, None, int(m.group(2)))
+    m = _PALS.search(body)
+    if m is not None:
+        return LaunchReport("mpirun", int(m.group(1)), False, None, int(m.group(2)))
     m = _MPI_NAME.match(body)
     if m is not None:
         return LaunchReport("mpirun", int(m.group(1)), False, None, None, "rank")
@@ -275,6 +281,7 @@ ANCHORS = (
     "received by PID",
     "srun: error: ",
     "noticed that process rank",
+    "died from signal",
     "Process name: [[",
     "Exit code:",
     "exits with return code = ",

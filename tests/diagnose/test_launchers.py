@@ -507,6 +507,52 @@ EXPECTED = {
             }
         ],
     },
+    "mpiexec-pals-segfault.log": {
+        "findings": [],
+        "first_failed_rank": 0,
+        "unrecognized": [
+            {
+                "file": "mpiexec-pals-segfault.log",
+                "line": 1,
+                "rank": 0,
+                "time": None,
+                "text": "rank 0 died from signal 11 and dumped core",
+                "kind": "signal",
+            }
+        ],
+        "culprit": None,
+        "launcher": [
+            {
+                "launcher": "mpirun",
+                "rank": 0,
+                "local": False,
+                "exitcode": None,
+                "signal": "SIGSEGV",
+                "meaning": "SIGSEGV, segmentation fault: native code (a CUDA or NCCL "
+                "library, an extension, a data loader worker) touched memory "
+                "it does not own",
+                "root": False,
+                "file": "mpiexec-pals-segfault.log",
+                "line": 1,
+                "time": None,
+                "text": "rank 0 died from signal 11 and dumped core",
+            },
+            {
+                "launcher": "mpirun",
+                "rank": 4,
+                "local": False,
+                "exitcode": None,
+                "signal": "SIGKILL",
+                "meaning": "SIGKILL, killed from outside: most often the host's "
+                "out-of-memory killer, else the scheduler",
+                "root": False,
+                "file": "mpiexec-pals-segfault.log",
+                "line": 2,
+                "time": None,
+                "text": "rank 4 died from signal 9",
+            },
+        ],
+    },
 }
 
 

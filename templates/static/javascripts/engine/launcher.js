@@ -70,6 +70,7 @@
     ["Terminated", 15], ["Floating point exception", 8], ["Illegal instruction", 4], ["Out Of Memory", 9],
   ];
   var MPIRUN = /(?:mpirun|mpiexec|orterun|prterun) noticed that process rank (\d{1,6}) with PID \d+ on node [^ \t\n\r\f\v]+ exited on signal (\d{1,3})/;
+  var PALS = /(?:^|: )rank (\d{1,6}) died from signal (\d{1,3})/;
   var MPI_NAME = /^ *Process name: +\[\[\d+,\d+\],(\d{1,6})\]/;
   var MPI_EXIT = /^ *Exit code: +(\d{1,3})$/;
   var DEEPSPEED = /\[launch\.py:\d+:sigkill_handler\] [^\n]*exits with return code = (-?\d{1,4})/;
@@ -132,6 +133,8 @@
     }
     m = MPIRUN.exec(body);
     if (m !== null) return report("mpirun", int(m[1]), false, null, int(m[2]));
+    m = PALS.exec(body);
+    if (m !== null) return report("mpirun", int(m[1]), false, null, int(m[2]));
     m = MPI_NAME.exec(body);
     if (m !== null) return report("mpirun", int(m[1]), false, null, null, "rank");
     m = MPI_EXIT.exec(body);
@@ -170,7 +173,8 @@
   E.readLaunch = readLaunch;
   E.LAUNCHER_ANCHORS = [
     "local_rank: ", "exitcode", "traceback : ", "error_file:", "msg: ", "Root Cause", "Failures:",
-    "received by PID", "srun: error: ", "noticed that process rank", "Process name: [[",
+    "received by PID", "srun: error: ", "noticed that process rank", "died from signal",
+    "Process name: [[",
     "Exit code:", "exits with return code = ", "Killed", "killed", "Segmentation fault",
     "segmentation fault", "Aborted", "abort", "Bus error", "bus error", "Illegal instruction",
     "illegal hardware instruction", "Floating point exception", "floating point exception",
