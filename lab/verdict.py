@@ -30,7 +30,7 @@ def scenarios() -> list[dict[str, Any]]:
 
 def expectation(scenario: dict[str, Any], build: str) -> dict[str, Any]:
     """expect, first_rank and gap for a release's build ("cpu" or "cuda")."""
-    out = {k: scenario.get(k) for k in ("expect", "first_rank", "gap", "missing")}
+    out = {k: scenario.get(k) for k in ("expect", "first_rank", "gap", "missing", "harmless")}
     out.update(scenario.get("expect_by", {}).get(build, {}))
     return out
 
@@ -92,7 +92,12 @@ def check(scenario: dict[str, Any], verdict: Verdict, build: str) -> list[str]:
     """What is wrong with a verdict for this scenario (empty: as expected)."""
     want = expectation(scenario, build)
     if want["expect"] == "healthy":
-        return [] if verdict.silent else [f"a healthy log fired: {verdict.brief()}"]
+        wrong = [] if verdict.silent else [f"a healthy log fired: {verdict.brief()}"]
+        harmless = want.get("harmless")
+        named = [f["id"] for f in verdict.report["findings"] if f["role"] == "not-the-cause"]
+        if harmless is not None and harmless not in named:
+            wrong.append(f"expected {harmless} as not the cause, got {verdict.brief()}")
+        return wrong
     wrong = []
     if want["expect"] == "unrecognized":
         if verdict.top is not None or not verdict.report.get("unrecognized"):

@@ -116,7 +116,7 @@ def test_lab_examples_are_verbatim_excerpts_of_committed_logs_and_name_their_sce
                 wrong.append(f"{where}: no scenario {log.stem} in lab/scenarios.toml")
                 continue
             want = lab.expectation(scenario, lab.build_of(log))
-            if want["expect"] != doc.entry.id:
+            if doc.entry.id not in (want["expect"], want.get("harmless")):
                 wrong.append(f"{where}: scenario {log.stem} expects {want['expect']}")
     assert seen >= 1
     assert wrong == []
