@@ -134,7 +134,7 @@ def load_catalog(args: argparse.Namespace) -> tuple[SignatureIndex, list[tuple[s
     index = (
         load_index(Path(args.index).read_bytes())
         if args.index
-        else SignatureIndex(build_index(entries.values()))
+        else SignatureIndex(build_index(entries))
     )
     if not index.signatures or not examples:
         sys.exit("bench: no signatures or no examples in the catalog; pass --entries DIR")
