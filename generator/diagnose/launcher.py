@@ -21,6 +21,10 @@ The exact wording comes from each launcher's source (and real logs quoted in its
 - DeepSpeed's launcher, `deepspeed/launcher/launch.py` (`sigkill_handler`):
   `[...'--local_rank=3', ...] exits with return code = -9`.
 
+- `torch.multiprocessing.spawn` (`mp.spawn`), `torch/multiprocessing/spawn.py`: `process 3
+  terminated with signal SIGKILL` and `process 3 terminated with exit code 1`, as its
+  ProcessExitedException (or, before 1.8, a bare Exception) states them; the process index is
+  the local rank (`spawn`).
 - HPE's PALS `mpiexec` (Cray systems, such as ALCF's Aurora): `rank 0 died from signal 11 and
   dumped core` (real logs in pmodels/mpich#7569; not in MPICH's own source), read as `mpirun`.
 - The shell that ran the job (`shell`): bash's report of a job that a signal ended, alone on
@@ -41,7 +45,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-LauncherName = Literal["torchrun", "srun", "mpirun", "deepspeed", "shell"]
+LauncherName = Literal["torchrun", "srun", "mpirun", "deepspeed", "spawn", "shell"]
 
 # What a signal does to a training process, and what usually sent it.
 SIGNALS: dict[int, tuple[str, str]] = {
@@ -150,6 +154,11 @@ _MPIRUN = re.compile(
     r"on node \S+ exited on signal (\d{1,3})",
     re.ASCII,
 )
+_SPAWN = re.compile(
+    r"process (\d{1,6}) terminated with (?:signal (SIG[A-Z0-9]+)|exit code (-?\d{1,4}))",
+    re.ASCII,
+)
+_SIGNAL_NUMBERS = {name: number for number, (name, _) in SIGNALS.items()}
 _PALS = re.compile(r"(?:^|: )rank (\d{1,6}) died from signal (\d{1,3})", re.ASCII)
 _MPI_NAME = re.compile(r" *Process name: +\[\[\d+,\d+\],(\d{1,6})\]", re.ASCII)
 _MPI_EXIT = re.compile(r" *Exit code: +(\d{1,3})$", re.ASCII)
@@ -231,6 +240,13 @@ def read_launch(body: str) -> LaunchReport | None:
     m = _MPIRUN.search(body)
     if m is not None:
         return LaunchReport("mpirun", int(m.group(1)), False, None, int(m.group(2)))
+    m = _SPAWN.search(body)
+    if m is not None:
+        if m.group(2) is not None:
+            number = _SIGNAL_NUMBERS.get(m.group(2))
+            return LaunchReport("spawn", int(m.group(1)), True, None, number)
+        code = int(m.group(3))
+        return LaunchReport("spawn", int(m.group(1)), True, code, _signal_of(code))
     m = _PALS.search(body)
     if m is not None:
         return LaunchReport("mpirun", int(m.group(1)), False, None, int(m.group(2)))
@@ -282,6 +298,7 @@ ANCHORS = (
     "srun: error: ",
     "noticed that process rank",
     "died from signal",
+    " terminated with ",
     "Process name: [[",
     "Exit code:",
     "exits with return code = ",

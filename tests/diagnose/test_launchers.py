@@ -553,6 +553,56 @@ EXPECTED = {
             },
         ],
     },
+    "spawn-sigkill.log": {
+        "findings": [],
+        "first_failed_rank": 1,
+        "unrecognized": [
+            {
+                "file": "spawn-sigkill.log",
+                "line": 12,
+                "rank": 1,
+                "time": None,
+                "text": "torch.multiprocessing.spawn.ProcessExitedException: process "
+                "1 terminated with signal SIGKILL",
+                "kind": "python-exception",
+            }
+        ],
+        "culprit": {
+            "file": "spawn-sigkill.log",
+            "line": 12,
+            "package": "torch",
+            "raised_in": {
+                "path": "/home/leesoon/anaconda3/lib/python3.8/site-packages/"
+                "torch/multiprocessing/spawn.py",
+                "line": 130,
+                "function": "join",
+            },
+            "called_from": {
+                "path": "/home/leesoon/Projects/Detection/YOLO/YOLOX/yolox/core/launch.py",
+                "line": 58,
+                "function": "launch",
+            },
+            "names": [],
+            "versions": [],
+        },
+        "launcher": [
+            {
+                "launcher": "spawn",
+                "rank": 1,
+                "local": True,
+                "exitcode": None,
+                "signal": "SIGKILL",
+                "meaning": "SIGKILL, killed from outside: most often the host's "
+                "out-of-memory killer, else the scheduler",
+                "root": False,
+                "file": "spawn-sigkill.log",
+                "line": 12,
+                "time": None,
+                "text": "torch.multiprocessing.spawn.ProcessExitedException: process 1 "
+                "terminated with signal SIGKILL",
+            }
+        ],
+    },
 }
 
 

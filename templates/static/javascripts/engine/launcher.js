@@ -70,6 +70,9 @@
     ["Terminated", 15], ["Floating point exception", 8], ["Illegal instruction", 4], ["Out Of Memory", 9],
   ];
   var MPIRUN = /(?:mpirun|mpiexec|orterun|prterun) noticed that process rank (\d{1,6}) with PID \d+ on node [^ \t\n\r\f\v]+ exited on signal (\d{1,3})/;
+  var SPAWN = /process (\d{1,6}) terminated with (?:signal (SIG[A-Z0-9]+)|exit code (-?\d{1,4}))/;
+  var SIGNAL_NUMBERS = {};
+  Object.keys(SIGNALS).forEach(function (n) { SIGNAL_NUMBERS[SIGNALS[n][0]] = parseInt(n, 10); });
   var PALS = /(?:^|: )rank (\d{1,6}) died from signal (\d{1,3})/;
   var MPI_NAME = /^ *Process name: +\[\[\d+,\d+\],(\d{1,6})\]/;
   var MPI_EXIT = /^ *Exit code: +(\d{1,3})$/;
@@ -133,6 +136,14 @@
     }
     m = MPIRUN.exec(body);
     if (m !== null) return report("mpirun", int(m[1]), false, null, int(m[2]));
+    m = SPAWN.exec(body);
+    if (m !== null) {
+      if (m[2] !== undefined) {
+        var number = Object.prototype.hasOwnProperty.call(SIGNAL_NUMBERS, m[2]) ? SIGNAL_NUMBERS[m[2]] : null;
+        return report("spawn", int(m[1]), true, null, number);
+      }
+      return report("spawn", int(m[1]), true, int(m[3]), signalOf(int(m[3])));
+    }
     m = PALS.exec(body);
     if (m !== null) return report("mpirun", int(m[1]), false, null, int(m[2]));
     m = MPI_NAME.exec(body);
@@ -174,6 +185,7 @@
   E.LAUNCHER_ANCHORS = [
     "local_rank: ", "exitcode", "traceback : ", "error_file:", "msg: ", "Root Cause", "Failures:",
     "received by PID", "srun: error: ", "noticed that process rank", "died from signal",
+    " terminated with ",
     "Process name: [[",
     "Exit code:", "exits with return code = ", "Killed", "killed", "Segmentation fault",
     "segmentation fault", "Aborted", "abort", "Bus error", "bus error", "Illegal instruction",
