@@ -11,7 +11,8 @@ The JSON shape is a contract (tools depend on it) and carries nothing else:
      "culprit": null | {"file", "line", "package", "raised_in": frame | null,
                         "called_from": frame | null, "names": [{"kind", "value"}],
                         "versions": [{"package", "version"}]},
-     "launcher": [{"launcher": "torchrun" | "srun" | "mpirun" | "deepspeed", "rank", "local",
+     "launcher": [{"launcher": "torchrun" | "srun" | "mpirun" | "deepspeed" | "spawn" | "shell",
+                   "rank", "local",
                    "exitcode", "signal", "meaning", "root", "file", "line", "time", "text"}]}
 
 Log text is never markup here: rich output is built from Text objects, control characters are
