@@ -84,6 +84,7 @@ fuzz: $(VENV)/.installed-test
 	$(BIN)/python fuzz/fuzz_index.py -max_total_time=$$(( $(MINUTES) * 60 ))
 	$(BIN)/python fuzz/fuzz_publish.py -max_total_time=$$(( $(MINUTES) * 60 ))
 	$(BIN)/python fuzz/fuzz_export_regex.py -max_total_time=$$(( $(MINUTES) * 60 ))
+	$(BIN)/python fuzz/fuzz_from_log.py -max_total_time=$$(( $(MINUTES) * 60 ))
 
 # The failure lab (docs/lab.md): real PyTorch jobs that fail on purpose, in a throwaway
 # virtualenv per release; their logs go to corpus/lab/<release>/ and are committed.
