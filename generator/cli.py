@@ -364,7 +364,7 @@ def _diagnose(args: argparse.Namespace) -> int:
     from generator.diagnose.context import END_BYTES, TAIL_BYTES, Tail, read_lines
     from generator.diagnose.ending import with_ending
     from generator.diagnose.engine import LinesOf, with_culprit
-    from generator.diagnose.inputs import InputError, NotALog, OpenLog, resolve_inputs
+    from generator.diagnose.inputs import InputError, NotALog, OpenLog, rereadable, resolve_inputs
     from generator.diagnose.lineinfo import rank_from_path
     from generator.diagnose.prefilter_cache import cached_prefilter
     from generator.diagnose.report import (
@@ -396,7 +396,8 @@ def _diagnose(args: argparse.Namespace) -> int:
     _collect(scanning=True)  # the start is done: see main()
     tally, stats, settled = Tally(index), ScanStats(), Settled()
     problems: list[ScanProblem] = []
-    tails: dict[int, Tail] = {}  # each log's end: the line it ends with, and stdin's lines
+    tails: dict[int, Tail] = {}  # each log's end: the line it ends with, and a pipe's lines
+    rereadables: set[int] = set()  # the logs the culprit's lines are read again from
     total = sum(log.size or 0 for log in inputs)
     show = not args.no_progress and total >= PROGRESS_MIN_BYTES and sys.stderr.isatty()
     with _progress(total, show) as advance:
@@ -411,8 +412,12 @@ def _diagnose(args: argparse.Namespace) -> int:
                 problems.append(ScanProblem(log.name, str(exc), "binary" if binary else "read"))
                 continue
             with opened:
-                # Standard input cannot be read again: it keeps a longer end, for the culprit.
-                tail = Tail(opened.read, END_BYTES if log.path is not None else TAIL_BYTES)
+                # Standard input or a pipe cannot be read again: it keeps a longer end, for
+                # the culprit.
+                again = rereadable(log)
+                tail = Tail(opened.read, END_BYTES if again else TAIL_BYTES)
+                if again:
+                    rereadables.add(number)
                 tails[number] = tail
                 tally.add_all(
                     scanner.scan(
@@ -432,7 +437,7 @@ def _diagnose(args: argparse.Namespace) -> int:
 
     def reopen(number: int) -> LinesOf | None:
         log = inputs[number]
-        if log.path is None:
+        if number not in rereadables:
             return tails[number].lines
 
         def lines_of(wanted: set[int], max_bytes: int) -> dict[int, bytes]:
@@ -491,13 +496,16 @@ def _draft(path: str) -> Draft:
     from generator.diagnose.engine import diagnose_reads
     from generator.diagnose.evidence import body_of
     from generator.diagnose.index import SignatureIndex, build_index
-    from generator.diagnose.inputs import LogInput, OpenLog
+    from generator.diagnose.inputs import LogInput, OpenLog, rereadable
     from generator.diagnose.lineinfo import read_line_body
     from generator.diagnose.scan import LogReadError
     from generator.scaffold import CONTEXT_AFTER, CONTEXT_BEFORE, Draft
 
     name = Path(path).as_posix()
     log = LogInput(name, path, True, None)
+    if os.path.exists(path) and not os.path.isdir(path) and not rereadable(log):
+        # The draft reads the log twice: a FIFO's second open would wait for a writer forever.
+        raise ValueError("not a regular file (a pipe is read only once); save the log to a file")
     try:
         with OpenLog(log) as opened:
             run = diagnose_reads(SignatureIndex(build_index([])), [(name, opened.read)])

@@ -14,6 +14,7 @@ import bz2
 import lzma
 import os
 import re
+import stat
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -75,6 +76,17 @@ def resolve_inputs(args: Sequence[str]) -> list[LogInput]:
         else:
             raise InputError(f"{arg}: no such file or directory")
     return inputs
+
+
+def rereadable(log: LogInput) -> bool:
+    """Whether the log can be opened again after it is read: a regular file. Standard input, a
+    pipe or a FIFO gives its bytes once, and a second open of a FIFO waits for a writer forever."""
+    if log.path is None:
+        return False
+    try:
+        return stat.S_ISREG(os.stat(log.path).st_mode)
+    except OSError:
+        return False
 
 
 def _size(path: str) -> int | None:

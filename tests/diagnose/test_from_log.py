@@ -9,6 +9,9 @@ exactly those until the editor writes them.
 from __future__ import annotations
 
 import datetime as dt
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -105,6 +108,31 @@ def test_a_log_with_no_error_line_is_refused(
         "line)\n"
     )
     assert not Path("entries").exists() or not any(Path("entries").rglob("*.yaml"))
+
+
+MAIN = "import sys; from generator.cli import main; sys.exit(main())"
+NEW_FROM_FIFO = ["new", "x-y", "--category", "framework", "--from-log", "pipe.log"]
+
+
+def test_a_fifo_is_refused_rather_than_waited_on(tmp_path: Path) -> None:
+    """The draft reads its log twice, and a FIFO's second open would wait for a writer forever.
+    Run apart, with a deadline: a hang is the defect this guards against."""
+    os.mkfifo(tmp_path / "pipe.log")
+    done = subprocess.run(
+        [sys.executable, "-c", MAIN, *NEW_FROM_FIFO],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2,
+        "",
+        "trainwreck: pipe.log: not a regular file (a pipe is read only once); save the log to a "
+        "file\n",
+    )
+    assert not (tmp_path / "entries").exists()
 
 
 @pytest.mark.parametrize(
