@@ -138,7 +138,9 @@ _SCHEDULER = re.compile(
     r"(?:^|\s)(?:srun|sbatch|salloc|slurmstepd|slurmd|scontrol): (?:error|fatal): \S", re.ASCII
 )
 _XID = re.compile(r"NVRM: Xid \(", re.ASCII)
-_RAISE = re.compile(r"\s*raise [A-Za-z_][\w.]*\(", re.ASCII)
+_RAISE = re.compile(
+    r"\s*raise [A-Za-z_][\w.]*\((?:f[\"']|.*(?:\{|%[sdr(]|\.format\())", re.ASCII
+)
 _ERROR_LINE = re.compile(r"(?<![A-Za-z])error: \S", re.ASCII)
 
 
@@ -153,9 +155,10 @@ def is_frame(body: str) -> bool:
 
 
 def is_raise_line(body: str) -> bool:
-    """A traceback's source line that raises (`raise RuntimeError(...)`, its indent often lost in
-    a paste): it holds the message's template, or a constant the exception line below repeats,
-    so no signature's match counts on it and the report shows the exception line instead."""
+    """A traceback's source line that raises a message made at run time (`raise
+    RuntimeError('... {}'.format(x))`, an f-string, `%s`; its indent often lost in a paste): it
+    holds the message's template, not the message, so no signature's match counts on it. A
+    constant message is the message itself, and still counts."""
     return _RAISE.match(body) is not None
 
 

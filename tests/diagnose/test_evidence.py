@@ -168,34 +168,3 @@ def test_a_raise_line_is_the_messages_template_and_no_signatures_match() -> None
     assert [(f["id"], f["count"], f["first"]["line"]) for f in got["findings"]] == [
         ("dataloader-worker-killed", 1, 3)
     ]
-
-
-def test_a_raise_line_with_a_constant_message_shows_the_exception_line_instead() -> None:
-    """TheLastBen/fast-stable-diffusion#2827 (case 534 of corpus/real/): bitsandbytes raises a
-    constant message, which the source line holds word for word; the exception line under it
-    says the same, and is the line a reader looks for."""
-    from catalog import SPECS, Spec
-
-    setup = Spec(
-        "bnb-compiled-without-gpu",
-        "environment",
-        "bitsandbytes could not set up its CUDA library",
-        "Install a bitsandbytes release built for this CUDA.",
-        (("CUDA SETUP: Setup Failed!", "defining"),),
-        (
-            (
-                "https://github.com/TheLastBen/fast-stable-diffusion/issues/2827",
-                "Exception: CUDA SETUP: Setup Failed!",
-            ),
-        ),
-    )
-    log = (
-        b'  File "/usr/local/lib/python3.10/dist-packages/bitsandbytes/cextension.py", line 27,'
-        b" in initialize\n"
-        b"    raise Exception('CUDA SETUP: Setup Failed!')\n"
-        b"Exception: CUDA SETUP: Setup Failed!\n"
-    )
-    got = to_json(diagnose_logs(index((*SPECS, setup)), [LogBytes("job.log", log)]).diagnosis)
-    assert [(f["id"], f["count"], f["first"]["line"]) for f in got["findings"]] == [
-        ("bnb-compiled-without-gpu", 1, 3)
-    ]

@@ -79,7 +79,7 @@
       "|exited on signal \\d{1,3}"
   );
   var XID = /NVRM: Xid \(/;
-  var RAISE = /^[ \t\n\r\f\v]*raise [A-Za-z_][\w.]*\(/;
+  var RAISE = /^[ \t\n\r\f\v]*raise [A-Za-z_][\w.]*\((?:f["']|[^\n]*(?:\{|%[sdr(]|\.format\())/;
   var ERROR_LINE = /(?<![A-Za-z])error: [^ \t\n\r\f\v]/;
 
   function bodyOf(rest) {
