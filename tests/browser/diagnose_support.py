@@ -133,6 +133,9 @@ def brief(result: dict[str, Any]) -> dict[str, Any]:
 def python_stream_result(index: SignatureIndex, logs: Logs) -> dict[str, Any]:
     """As python_result, but each log read as `trainwreck diagnose` reads a file: through
     OpenLog, which decompresses it and turns read failures into problems."""
+    from generator.diagnose.context import END_BYTES, Tail, read_lines
+    from generator.diagnose.ending import with_ending
+    from generator.diagnose.engine import LinesOf, with_culprit
     from generator.diagnose.inputs import LogInput, OpenLog
     from generator.diagnose.lineinfo import rank_from_path
     from generator.diagnose.scan import LogReadError, Scanner, ScanProblem, ScanStats
@@ -140,6 +143,7 @@ def python_stream_result(index: SignatureIndex, logs: Logs) -> dict[str, Any]:
 
     scanner, tally, stats = Scanner(index), Tally(index), ScanStats()
     problems: list[ScanProblem] = []
+    endings = []
     for number, (name, raw) in enumerate(logs):
         try:
             opened = OpenLog(LogInput(name, None, True, None), io.BytesIO(raw))
@@ -147,12 +151,26 @@ def python_stream_result(index: SignatureIndex, logs: Logs) -> dict[str, Any]:
             problems.append(ScanProblem(name, str(exc), "read"))
             continue
         with opened:
+            tail = Tail(opened.read, END_BYTES)
             tally.add_all(
                 scanner.scan(
-                    opened.read, name, number, stats, problems, file_rank=rank_from_path(name)
+                    tail.read, name, number, stats, problems, file_rank=rank_from_path(name)
                 )
             )
-    diagnosis = triage(tally)
+            endings.append((number, name, tail.last_line()))
+
+    def reopen(number: int) -> LinesOf:
+        # As the command line opens a file again: decompressed, whatever can be read.
+        def lines_of(wanted: set[int], max_bytes: int) -> dict[int, bytes]:
+            try:
+                with OpenLog(LogInput("", None, True, None), io.BytesIO(logs[number][1])) as again:
+                    return read_lines(again.read, wanted, max_bytes)
+            except LogReadError:
+                return {}
+
+        return lines_of
+
+    diagnosis = with_culprit(with_ending(triage(tally), endings), reopen)
     return {
         "json": to_json(diagnosis),
         "notes": stats_notes(stats, index.max_line_bytes) + text_notes(diagnosis),
