@@ -368,6 +368,8 @@ def culprit_data(diagnosis: Diagnosis) -> dict[str, Any] | None:
 
 def witness_says(w: Witness) -> str:
     """`torchrun reports rank 2 (local rank) failed: exit code -11: SIGSEGV, ...`."""
+    if w.rank is None:
+        return f"{w.launcher} reports the process failed: {w.meaning}"
     local = " (a local rank)" if w.local else ""
     return f"{w.launcher} reports rank {w.rank}{local} failed: {w.meaning}"
 

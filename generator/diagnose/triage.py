@@ -633,9 +633,12 @@ def triage(tally: Tally) -> Diagnosis:
             first_failure = verdict.hit
         elif unrecognized and rank is not None:
             first_failure = unrecognized[0].hit
+    if first_failure is not None and first_failure.rank is None:
+        first_failure = None  # a line that names no rank names no first failed rank
     first_witness = next(
         (w for w in witnesses if first_failure is not None and w.rank == first_failure.rank),
-        None,
+        # One process, no rank: the shell's or launcher's report on it, if that is all there is.
+        verdict if first_failure is None and verdict is not None and verdict.rank is None else None,
     )
     return Diagnosis(
         tuple(findings),

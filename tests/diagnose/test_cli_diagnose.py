@@ -479,6 +479,38 @@ def test_markdown_report(logs: Path, capsys: pytest.CaptureFixture[str]) -> None
     ]
 
 
+def test_one_process_with_no_rank_names_no_first_failed_rank(
+    logs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A single process the shell reports on (`Killed`): no line names a rank, so the report
+    names none (it once printed `First failed rank: None`), and the shell's report is about the
+    process."""
+    (logs / "one.log").write_text(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\nKilled\n"
+    )
+    assert main(["diagnose", "--index", INDEX, "--format", "markdown", "one.log"]) == 0
+    out, err = capsys.readouterr()
+    assert (out.splitlines()[:5], err) == (
+        [
+            "## Trainwreck diagnosis",
+            "",
+            "Launcher: shell reports the process failed: SIGKILL, killed from outside: most "
+            "often the host's out-of-memory killer, else the scheduler.",
+            "",
+            "### Root cause: [CUDA out of memory](failures/cuda-out-of-memory/)",
+        ],
+        "",
+    )
+    assert main(["diagnose", "--index", INDEX, "one.log"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[:3] == [
+        "trainwreck diagnose: 1 file, 2 lines read",
+        "  exit  shell reports the process failed: SIGKILL, killed from outside: most often the "
+        "host's out-of-memory killer, else the scheduler",
+        "",
+    ]
+
+
 def test_nothing_found_is_said_plainly_and_exits_zero(
     logs: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -271,6 +271,7 @@
 
   // `torchrun reports rank 2 failed: exit code -11: SIGSEGV, ...` (report.py's witness_says).
   function witnessSays(w) {
+    if (w.rank === null) return w.launcher + " reports the process failed: " + E.exitMeaning(w.code, w.signal);
     var local = w.local ? " (a local rank)" : "";
     return w.launcher + " reports rank " + w.rank + local + " failed: " + E.exitMeaning(w.code, w.signal);
   }

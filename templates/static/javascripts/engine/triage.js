@@ -551,6 +551,8 @@
       if (verdict !== null) firstFailure = verdict.hit;
       else if (unrecognized.length && rank !== null) firstFailure = unrecognized[0].hit;
     }
+    // A line that names no rank names no first failed rank (triage.py).
+    if (firstFailure !== null && firstFailure.rank === null) firstFailure = null;
     var firstWitness = null;
     for (var w = 0; w < witnesses.length; w++) {
       if (firstFailure !== null && witnesses[w].rank === firstFailure.rank) {
@@ -558,6 +560,8 @@
         break;
       }
     }
+    // One process, no rank: the shell's or launcher's report on it, if that is all there is.
+    if (firstFailure === null && verdict !== null && verdict.rank === null) firstWitness = verdict;
     return {
       findings: findings,
       firstFailedRank: firstFailure !== null ? firstFailure.rank : null,
