@@ -115,10 +115,10 @@ def rule_set(
             continue
         if not defining_patterns(e):
             roles = sorted({s.role.value for s in e.signatures})
-            if roles == ["harmless"]:
-                why = "only harmless signatures: it is noise, never a cause, so nothing to alert on"
+            have = f"only {' and '.join(roles)} signatures" if roles else "no signatures"
+            if "harmless" in roles:
+                why = f"{have}: it is noise, never a cause, so nothing to alert on"
             else:
-                have = f"only {' and '.join(roles)} signatures" if roles else "no signatures"
                 why = f"no defining signature ({have}), so no line names it"
             skipped.append(Skipped(e.id, why))
             continue

@@ -28,6 +28,7 @@ def _check(corpus: Corpus, fired: dict[str, frozenset[int]], target: str) -> Non
         "c10d-unknown-device-id-warning",
         "ds-invalidate-trace-cache-noise",
         "nccl-net-plugin-not-found-noise",
+        "tokenizers-fork-warning",
         "torchrun-omp-threads-warning",
     }
     for entry in sorted(exported):
