@@ -60,6 +60,16 @@ PER_RANK: dict[str, Any] = {
     ],
     "first_failed_rank": 1,
     "unrecognized": [],
+    # The frame above rank 1's error: the user's code that made the failing call.
+    "culprit": {
+        "file": "per-rank/rank1.log",
+        "line": 9,
+        "package": None,
+        "raised_in": None,
+        "called_from": {"path": "/srv/job/train.py", "line": 301, "function": "train_step"},
+        "names": [],
+        "versions": [],
+    },
     "launcher": [],
 }
 

@@ -157,7 +157,9 @@ def test_the_files_hold_the_whole_index_once(real: IndexFile) -> None:
     # Signatures with no key word: the head holds them, and no others.
     unkeyed = [n for n, k in enumerate(plan.keys) if k is None]
     assert [s["n"] for s in head["signatures"]] == unkeyed
-    assert len(unkeyed) == 13
+    # Error-name tokens such as CUDA_ERROR_LAUNCH_FAILED, which a log prints inside longer words,
+    # and the Japanese and Russian `command not found`: 19 of the catalog's signatures.
+    assert len(unkeyed) == 19
     # Each shard holds the signatures whose key hashes to it.
     for n, part in enumerate(parts[1:]):
         for s in part["signatures"]:

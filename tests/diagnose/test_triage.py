@@ -30,8 +30,13 @@ def summary(d: Diagnosis) -> list[tuple[str, str, int, tuple[int, ...], str, int
 
 
 def test_context_lines_never_stand_alone() -> None:
+    """A context line names no entry. When it is the line the log ends with, it is shown as that
+    (ending.py), on the rank the file's name gives: never silent, never a finding."""
     d = diagnose(("rank0.log", CONTEXT_ONLY + "\n" * 3))
-    assert (summary(d), d.first_failed_rank) == ([], None)
+    assert (summary(d), d.first_failed_rank) == ([], 0)
+    assert [(u.kind, u.hit.line, u.hit.rank, u.hit.text) for u in d.unrecognized] == [
+        ("final-line", 1, 0, CONTEXT_ONLY)
+    ]
 
 
 def test_context_lines_raise_confidence_of_a_finding() -> None:

@@ -80,7 +80,13 @@ def test_the_index_lists_every_entry_with_absolute_urls() -> None:
                 "category": "nccl-distributed",
                 "tags": ["nccl"],
                 "severity": "high",
-                "codes": {"xid": [], "xid_actions": [], "nccl": ["ncclSystemError"], "cuda": []},
+                "codes": {
+                    "xid": [],
+                    "xid_actions": [],
+                    "nccl": ["ncclSystemError"],
+                    "signal": [],
+                    "cuda": [],
+                },
                 "url": "https://trainwreck.test/docs/failures/nccl-watchdog-timeout/",
                 "api": "https://trainwreck.test/docs/api/entries/nccl-watchdog-timeout.json",
                 "updated": "2026-10-01",
@@ -103,6 +109,7 @@ def test_the_index_lists_every_entry_with_absolute_urls() -> None:
                         }
                     ],
                     "nccl": [],
+                    "signal": [],
                     "cuda": [],
                 },
                 "url": "https://trainwreck.test/docs/failures/xid-79-gpu-fallen-off-bus/",
