@@ -138,9 +138,7 @@ _SCHEDULER = re.compile(
     r"(?:^|\s)(?:srun|sbatch|salloc|slurmstepd|slurmd|scontrol): (?:error|fatal): \S", re.ASCII
 )
 _XID = re.compile(r"NVRM: Xid \(", re.ASCII)
-_RAISE = re.compile(
-    r"\s*raise [A-Za-z_][\w.]*\((?:f[\"']|.*(?:\{|%[sdr(]|\.format\())", re.ASCII
-)
+_RAISE = re.compile(r"\s*raise [A-Za-z_][\w.]*\((?:f[\"']|.*(?:\{|%[sdr(]|\.format\())", re.ASCII)
 _ERROR_LINE = re.compile(r"(?<![A-Za-z])error: \S", re.ASCII)
 
 
