@@ -33,7 +33,7 @@ holds one.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Literal, get_args
 
 Kind = Literal[
     "python-exception",
@@ -48,19 +48,7 @@ Kind = Literal[
     "error-line",
     "final-line",
 ]
-KINDS: tuple[Kind, ...] = (
-    "python-exception",
-    "cpp-exception",
-    "fatal",
-    "usage",
-    "shell",
-    "signal",
-    "scheduler",
-    "xid",
-    "nccl-warn",
-    "error-line",
-    "final-line",
-)
+KINDS: tuple[Kind, ...] = get_args(Kind)  # most telling first
 STRONG: frozenset[str] = frozenset(KINDS[:-3])
 # Strong lines that can make a known-collateral finding collateral of themselves. A fatal
 # signal is left out: a rank aborts or is killed *after* its error far more often than before.

@@ -1323,14 +1323,9 @@ class Scanner:
             (anchor,) = anchors
             found = tuple(sorted(verify(anchor, raw, text))) if anchor < first_extra else ()
         else:
-            found = tuple(
-                sorted(
-                    n
-                    for anchor in anchors
-                    if anchor < first_extra
-                    for n in verify(anchor, raw, text)
-                )
-            )
+            checked = (anchor for anchor in anchors if anchor < first_extra)
+            found = tuple(sorted(n for anchor in checked for n in verify(anchor, raw, text)))
+        # A traceback's raise line holds a template (evidence.py); read only on a rare match.
         if found and evidence.is_raise_line(evidence.body_of(read_line_body(text)[1])):
             return ()
         return found
