@@ -61,6 +61,7 @@ class IndexEntry:
     refines: str | None = None
     kind: str = "failure"  # or "class": a family of failures (entry-format.md)
     signals: tuple[int, ...] = ()  # what a launcher's report of one of these signals names
+    progress: tuple[str, ...] = ()  # what progress lines' numbers name it (trends.TREND_KINDS)
 
 
 # The roles that make a matched line a known entry's (the scanner's _Shape.known and the
@@ -122,6 +123,7 @@ def build_index(entries: Iterable[Entry]) -> IndexFile:
             refines=e.refines,
             kind=e.kind,
             signals=tuple(SIGNAL_NUMBERS[name] for name in e.codes.signal),
+            progress=tuple(e.codes.progress),
         )
         for e in ordered
     }
@@ -153,8 +155,8 @@ def index_data(index: IndexFile) -> dict[str, Any]:
 
 
 def _entry_data(entry: IndexEntry) -> dict[str, Any]:
-    """An entry's fields, leaving out `kind` and `signals` where they are the default: most
-    entries are one failure that no signal names, and the file stays as it was for them."""
+    """An entry's fields, leaving out `kind`, `signals` and `progress` where they are the
+    default: most entries are one failure that no signal names, and the file stays as it was."""
     data = {**asdict(entry), "related": list(entry.related), "collateral": list(entry.collateral)}
     if entry.kind == "failure":
         del data["kind"]
@@ -162,6 +164,10 @@ def _entry_data(entry: IndexEntry) -> dict[str, Any]:
         data["signals"] = list(entry.signals)
     else:
         del data["signals"]
+    if entry.progress:
+        data["progress"] = list(entry.progress)
+    else:
+        del data["progress"]
     return data
 
 
@@ -186,6 +192,7 @@ def index_from_data(data: dict[str, Any]) -> IndexFile:
                 refines=v.get("refines"),
                 kind=v.get("kind", "failure"),
                 signals=tuple(v.get("signals", ())),
+                progress=tuple(v.get("progress", ())),
             )
             for k, v in data["entries"].items()
         },

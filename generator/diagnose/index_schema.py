@@ -35,6 +35,10 @@ class IndexEntry(_Model):
     refines: str | None = None
     kind: Literal["failure", "class"] = "failure"
     signals: tuple[int, ...] = ()
+    progress: tuple[
+        Literal["non-finite", "loss-scale-collapse", "stall", "divergence", "spike", "slowdown"],
+        ...,
+    ] = ()
 
 
 class IndexSignature(_Model):

@@ -14,7 +14,15 @@ from functools import cache
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    ValidationError,
+    model_validator,
+)
 
 from generator.diagnose.pattern import PatternError, parse
 from generator.model.categories import CATEGORY_IDS
@@ -216,6 +224,10 @@ class XidCode(_Model):
 
 
 SignalName = Literal["SIGILL", "SIGABRT", "SIGBUS", "SIGFPE", "SIGKILL", "SIGSEGV"]
+# What the numbers of training progress lines can show (diagnose/trends.py says how each is told).
+ProgressKind = Literal[
+    "non-finite", "loss-scale-collapse", "stall", "divergence", "spike", "slowdown"
+]
 
 
 class Codes(_Model):
@@ -234,6 +246,12 @@ class Codes(_Model):
         Annotated[str, Field(pattern=r"^(cudaError|CUDA_ERROR_|CUBLAS_STATUS_|CUDNN_STATUS_)\w+$")],
         ...,
     ] = ()
+    progress: tuple[ProgressKind, ...] = Field(
+        default=(),
+        description="What the numbers in training progress lines show for this failure (a loss "
+        "spike, a stall ...): a diagnosis that finds it there names this entry. An entry with "
+        "these may have no signatures, when the software prints no line of its own for it.",
+    )
 
 
 class AppliesTo(_Model):
@@ -315,8 +333,9 @@ class Entry(_Model):
     confirm: Annotated[tuple[ConfirmStep, ...], Field(min_length=1)] = Field(
         description="A checklist of real commands, what to look for, and whether root is needed."
     )
-    signatures: Annotated[tuple[Signature, ...], Field(min_length=1)] = Field(
-        description="Lines the software prints that identify this failure in a log."
+    signatures: tuple[Signature, ...] = Field(
+        default=(),
+        description="Lines the software prints that identify this failure in a log.",
     )
     fix: Annotated[tuple[FixStep, ...], Field(min_length=1)] = Field(
         description="Ordered steps to fix it, with commands and code per stack where they differ."
@@ -349,6 +368,33 @@ class Entry(_Model):
         description="Three to six questions people ask, answered for this failure."
     )
     last_reviewed: dt.date = Field(description="The date the entry was last checked (YYYY-MM-DD).")
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _signatures_or_progress(cls, data: Any, handler: ModelWrapValidatorHandler[Entry]) -> Entry:
+        # At least one signature, unless `codes.progress` says what shows the failure instead.
+        # Raised as the field's own error, beside every other one, so a new entry's file lists
+        # all it still needs at once, at the signatures key.
+        if not isinstance(data, dict) or data.get("signatures") or _progress_of(data):
+            return handler(data)
+        missing: Any = {"type": "missing", "loc": ("signatures",), "input": data}
+        if "signatures" in data:
+            ctx = {"field_type": "Tuple", "min_length": 1, "actual_length": 0}
+            missing = {"type": "too_short", "loc": ("signatures",), "input": data["signatures"],
+                       "ctx": ctx}  # fmt: skip
+        errors: list[Any] = []
+        try:
+            handler(data)
+        except ValidationError as exc:
+            errors = [
+                {k: e[k] for k in ("type", "loc", "input", "ctx") if k in e} for e in exc.errors()
+            ]
+        raise ValidationError.from_exception_data(cls.__name__, [*errors, missing])
+
+
+def _progress_of(data: dict[str, Any]) -> Any:
+    codes = data.get("codes")
+    return codes.get("progress") if isinstance(codes, dict) else None
 
 
 def markdown_fields(

@@ -56,6 +56,7 @@
         refines: typeof e.refines === "string" ? e.refines : null,
         kind: e.kind === "class" ? "class" : "failure",
         signals: Array.isArray(e.signals) ? e.signals.filter(Number.isInteger) : [],
+        progress: Array.isArray(e.progress) ? e.progress.filter(function (k) { return typeof k === "string"; }) : [],
       };
     });
     var signatures = [];
