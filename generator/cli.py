@@ -367,6 +367,7 @@ def _diagnose(args: argparse.Namespace) -> int:
     from generator.diagnose.inputs import InputError, NotALog, OpenLog, rereadable, resolve_inputs
     from generator.diagnose.lineinfo import rank_from_path
     from generator.diagnose.prefilter_cache import cached_prefilter
+    from generator.diagnose.progress import ProgressReader
     from generator.diagnose.report import (
         human_report,
         json_report,
@@ -384,6 +385,7 @@ def _diagnose(args: argparse.Namespace) -> int:
         Settled,
         scan_literals,
     )
+    from generator.diagnose.trend_findings import trends_in, with_trends
     from generator.diagnose.triage import Tally, triage
 
     try:
@@ -397,6 +399,7 @@ def _diagnose(args: argparse.Namespace) -> int:
     tally, stats, settled = Tally(index), ScanStats(), Settled()
     problems: list[ScanProblem] = []
     tails: dict[int, Tail] = {}  # each log's end: the line it ends with, and a pipe's lines
+    readers: list[ProgressReader] = []  # each log's progress lines (trends.py)
     rereadables: set[int] = set()  # the logs the culprit's lines are read again from
     total = sum(log.size or 0 for log in inputs)
     show = not args.no_progress and total >= PROGRESS_MIN_BYTES and sys.stderr.isatty()
@@ -419,14 +422,17 @@ def _diagnose(args: argparse.Namespace) -> int:
                 if again:
                     rereadables.add(number)
                 tails[number] = tail
+                file_rank = rank_from_path(log.name)
+                progress = ProgressReader(tail.read, log.name, number, file_rank)
+                readers.append(progress)
                 tally.add_all(
                     scanner.scan(
-                        tail.read,
+                        progress.read,
                         log.name,
                         number,
                         stats,
                         problems,
-                        file_rank=rank_from_path(log.name),
+                        file_rank=file_rank,
                         tick=lambda: advance(done + opened.position()),  # noqa: B023
                         settled=settled,
                     ),
@@ -450,7 +456,8 @@ def _diagnose(args: argparse.Namespace) -> int:
         return lines_of
 
     endings = [(n, inputs[n].name, tail.last_line()) for n, tail in tails.items()]
-    diagnosis = with_culprit(with_ending(triage(tally), endings), reopen)
+    diagnosis = with_trends(triage(tally), trends_in(readers, endings), index)
+    diagnosis = with_culprit(with_ending(diagnosis, endings), reopen)
     explicit = {log.name for log in inputs if log.explicit}
     errors = [p for p in problems if p.kind == "read" or p.file in explicit]
     notes += [f"{p.file}: {p.message}; skipped" for p in problems if p not in errors]

@@ -9,7 +9,7 @@ const path = require("path");
 
 const [engine, indexPath] = process.argv.slice(2);
 for (const name of ["pattern.js", "paste.js", "lineinfo.js", "index.js", "evidence.js",
-                    "launcher.js", "culprit.js", "scan.js", "triage.js", "report.js", "engine.js"]) {
+                    "launcher.js", "culprit.js", "progress.js", "scan.js", "triage.js", "report.js", "engine.js"]) {
   require(path.join(engine, name));
 }
 const E = globalThis.TrainwreckEngine;

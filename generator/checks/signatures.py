@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from generator.checks.base import Check, EntryDoc, register
-from generator.diagnose.engine import LogBytes, scan_log
+from generator.diagnose.engine import LogBytes, log_trends, scan_log
 from generator.diagnose.index import SignatureIndex, build_index
 from generator.diagnose.scan import LineMatch, Scanner
+from generator.diagnose.trend_findings import with_trends
 from generator.diagnose.triage import Tally, triage
 from generator.model.entry import Entry, Role
 from generator.problems import Level, Problem
@@ -101,8 +102,10 @@ class _Compiled:
         # for it alone (its scan is the same one, under the same name), without scanning it
         # a second time.
         tally = Tally(self.index).add_all(m for n, m in matches if n == number)
-        diagnosis = triage(tally)
-        if all(s.role is Role.HARMLESS for s in entry.signatures if s.role is not Role.CONTEXT):
+        log = LogBytes(_example_name(entry, number), entry.examples[number].log.encode())
+        diagnosis = with_trends(triage(tally), log_trends(log), self.index)
+        roles = [s.role for s in entry.signatures if s.role is not Role.CONTEXT]
+        if roles and all(role is Role.HARMLESS for role in roles):
             # An entry about a harmless line: its example shows the line, named as not the cause.
             if any(f.id == entry.id for f in diagnosis.not_the_cause):
                 return None
@@ -118,6 +121,8 @@ class _Compiled:
             return (
                 f"examples[{number}] does not diagnose to this entry: no line matches "
                 "one of its defining signatures"
+                + (", and its progress lines show none of " + ", ".join(entry.codes.progress))
+                * bool(entry.codes.progress)
             )
         if top is not None and mine.role == "collateral":
             return (

@@ -16,7 +16,10 @@ from generator.diagnose.culprit import LINE_BYTES, LINES_BEFORE, culprit_of
 from generator.diagnose.ending import with_ending
 from generator.diagnose.index import SignatureIndex
 from generator.diagnose.lineinfo import rank_from_path
+from generator.diagnose.progress import ProgressReader
 from generator.diagnose.scan import LineMatch, Scanner, ScanProblem, ScanStats, Settled
+from generator.diagnose.trend_findings import trends_in, with_trends
+from generator.diagnose.trends import Trend
 from generator.diagnose.triage import Diagnosis, Tally, triage
 
 # Some lines of one log, read again: (wanted line numbers, bytes a line) -> {number: raw line}.
@@ -52,6 +55,15 @@ def scan_log(scanner: Scanner, log: LogBytes, file_index: int = 0) -> list[LineM
     )
 
 
+def log_trends(log: LogBytes, file_index: int = 0) -> list[Trend]:
+    """What the progress lines of one log in memory show (an entry's example, say)."""
+    tail = Tail(io.BytesIO(log.raw).read, END_BYTES)
+    reader = ProgressReader(tail.read, log.name, file_index, rank_from_path(log.name))
+    while reader.read(1 << 20):
+        pass
+    return trends_in([reader], [(file_index, log.name, tail.last_line())])
+
+
 def with_culprit(diagnosis: Diagnosis, reopen: Callable[[int], LinesOf | None]) -> Diagnosis:
     """The diagnosis with the culprit of the line it puts first, read from the lines before that
     line: `reopen(file_index)` gives a way to read them again, or None where there is none."""
@@ -75,17 +87,22 @@ def diagnose_reads(
     stats = ScanStats()
     problems: list[ScanProblem] = []
     endings = []
+    readers = []
     for i, (name, read) in enumerate(logs):
         tail = Tail(read, END_BYTES)
+        file_rank = rank_from_path(name)
+        progress = ProgressReader(tail.read, name, i, file_rank)
+        readers.append(progress)
         tally.add_all(
             scanner.scan(
-                tail.read, name, i, stats, problems, file_rank=rank_from_path(name), settled=settled
+                progress.read, name, i, stats, problems, file_rank=file_rank, settled=settled
             ),
             settled,
         )
         tally.add_settled(settled)
         endings.append((i, name, tail.last_line()))
-    return Run(with_ending(triage(tally), endings), stats, problems)
+    diagnosis = with_trends(triage(tally), trends_in(readers, endings), scanner.index)
+    return Run(with_ending(diagnosis, endings), stats, problems)
 
 
 def diagnose_logs(

@@ -33,9 +33,11 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from generator.diagnose.culprit import Culprit, Frame
-from generator.diagnose.index import IndexEntry
+from generator.diagnose.index import IndexEntry, entry_path
 from generator.diagnose.launcher import SIGNALS
 from generator.diagnose.scan import ScanStats
+from generator.diagnose.trend_words import KIND_TITLES, sparkline, trend_data, trend_says
+from generator.diagnose.trends import Trend
 from generator.diagnose.triage import TEXT_CHARS, UNRECOGNIZED, Diagnosis, Finding, Hit, Witness
 from generator.model.invisible import printable
 
@@ -104,6 +106,12 @@ def to_json(diagnosis: Diagnosis) -> dict[str, Any]:
             }
             for w in diagnosis.witnesses
         ],
+        # Only where the progress lines show something: most logs have no trend to report.
+        **(
+            {"trends": [trend_data(t, t.entry) for t in diagnosis.trends]}
+            if diagnosis.trends
+            else {}
+        ),
     }
 
 
@@ -195,6 +203,8 @@ def _where(hit: Hit) -> str:
 
 
 def _confidence(f: Finding) -> str:
+    if f.from_trend:
+        return "medium (from the numbers in progress lines)"
     if f.context_lines:
         return f"high (with {_plural(f.context_lines, 'supporting line')})"
     return "medium (defining lines only)"
@@ -282,6 +292,9 @@ def report_lines(
         out.append(_BLANK)
         culprit = diagnosis.culprit if f.first is diagnosis.explained else None
         out.extend(_finding_lines(f, base_url, culprit))
+    for t in diagnosis.trends:
+        out.append(_BLANK)
+        out.extend(_trend_lines(t, diagnosis, base_url))
     for note in notes:
         out.append(_BLANK)
         out.append((f"note: {printable(note)}", "dim", []))
@@ -431,6 +444,28 @@ def _finding_lines(f: Finding, base_url: str, culprit: Culprit | None = None) ->
     return lines
 
 
+def _trend_lines(t: Trend, diagnosis: Diagnosis, base_url: str) -> list[Line]:
+    lines: list[Line] = [
+        ("PROGRESS  ", "bold magenta", [(KIND_TITLES[t.kind], "bold")]),
+        _label("what", trend_says(t)),
+        _label("first", f"{t.file}:{t.point.line} ({_trend_where(t)})"),
+        _label("line", shown(t.point.text), "cyan"),
+    ]
+    curve = sparkline(t)
+    if curve:
+        lines.append(_label("curve", curve, "magenta"))
+    if t.entry is not None:
+        path = entry_path(t.entry)
+        url = f"{base_url.rstrip('/')}/{path}" if base_url else path
+        lines.append(_label("page", printable(url), "blue underline"))
+    return lines
+
+
+def _trend_where(t: Trend) -> str:
+    rank = f"rank {t.rank}" if t.rank is not None else "no rank"
+    return f"{rank}, {t.point.time.text}" if t.point.time else rank
+
+
 # --- Markdown, for pasting into an issue -----------------------------------------------------
 
 
@@ -530,6 +565,17 @@ def markdown_report(
                 f"- {link} {_md_code(f.id)}: {_plural(f.count, 'line')}, first "
                 f"{_code_span(_at(f.first))}"
             )
+        out.append("")
+    if diagnosis.trends:
+        out.append("### What the progress lines show")
+        out.append("")
+        for t in diagnosis.trends:
+            where = f"{t.file}:{t.point.line}"
+            out.append(
+                f"- {_md_text(KIND_TITLES[t.kind].capitalize())}: {_md_text(trend_says(t))} "
+                f"({_code_span(where)}, {_md_text(_trend_where(t))})"
+            )
+            out.extend(_code_block(shown(t.point.text), "  "))
         out.append("")
     out.append(f"_{stats_line(stats)}._")
     out.extend(f"_Note: {_md_text(note)}._" for note in notes)

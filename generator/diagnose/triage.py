@@ -58,6 +58,7 @@ from generator.diagnose.launcher import LauncherName, exit_meaning, signal_of
 from generator.diagnose.lineinfo import Timestamp
 from generator.diagnose.records import quick_init
 from generator.diagnose.scan import LineMatch, Settled
+from generator.diagnose.trends import Trend
 
 Role = Literal["root-cause", "collateral", "not-the-cause"]
 # What a finding made collateral by an unrecognised error names as its cause.
@@ -461,6 +462,7 @@ class Finding:
     first: Hit
     context_lines: int
     caused_by: tuple[str, ...]  # for collateral: the found entries that declare it
+    from_trend: bool = False  # found in progress lines' numbers (trend_findings.py)
 
 
 @dataclass(frozen=True)
@@ -472,6 +474,7 @@ class Diagnosis:
     witnesses: tuple[Witness, ...] = ()  # the launcher's first failure first
     first_witness: Witness | None = None  # the launcher's report on the first failed rank
     culprit: Culprit | None = None  # of the line the report puts first (engine.with_culprit)
+    trends: tuple[Trend, ...] = ()  # what the progress lines' numbers show (trend_findings.py)
 
     @property
     def explained(self) -> Hit | None:

@@ -21,7 +21,7 @@ const path = require("path");
 const readline = require("readline");
 
 const ENGINE = path.resolve(__dirname, "../../templates/static/javascripts/engine");
-for (const name of ["pattern.js", "paste.js", "lineinfo.js", "index.js", "evidence.js", "launcher.js", "culprit.js", "scan.js", "triage.js", "report.js", "engine.js"]) {
+for (const name of ["pattern.js", "paste.js", "lineinfo.js", "index.js", "evidence.js", "launcher.js", "culprit.js", "progress.js", "scan.js", "triage.js", "report.js", "engine.js"]) {
   require(path.join(ENGINE, name));
 }
 const E = globalThis.TrainwreckEngine;

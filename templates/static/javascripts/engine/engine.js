@@ -316,6 +316,7 @@
     var stats = E.newStats();
     var problems = [];
     var endings = [];
+    var readers = [];
     for (var i = 0; i < logs.length; i++) {
       var log = logs[i];
       var opened;
@@ -326,14 +327,18 @@
         continue;
       }
       var tail = new Tail(opened.read, END_BYTES);
-      await scanner.scan(function (n) { return tail.read(n); }, log.name, i, stats, problems, {
-        fileRank: E.rankFromPath(log.name),
+      var fileRank = E.rankFromPath(log.name);
+      var progress = new E.ProgressReader(function (n) { return tail.read(n); }, log.name, i, fileRank);
+      readers.push(progress);
+      await scanner.scan(function (n) { return progress.read(n); }, log.name, i, stats, problems, {
+        fileRank: fileRank,
         onMatch: function (m) { tally.add(m); },
         tick: options.onProgress,
       });
       endings.push([i, log.name, tail.lastLine()]);
     }
-    var diagnosis = await withCulprit(withEnding(E.triage(tally), endings), logs);
+    var diagnosis = E.withTrends(E.triage(tally), E.trendsIn(readers, endings), index);
+    diagnosis = await withCulprit(withEnding(diagnosis, endings), logs);
     return { diagnosis: diagnosis, stats: stats, problems: problems, hosts: tally.hosts };
   }
 

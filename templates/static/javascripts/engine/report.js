@@ -93,6 +93,7 @@
   }
 
   function confidence(f) {
+    if (f.fromTrend) return "medium (from the numbers in progress lines)";
     if (f.contextLines) return "high (with " + plural(f.contextLines, "supporting line") + ")";
     return "medium (defining lines only)";
   }
@@ -383,6 +384,22 @@
           "- " + link + " " + codeSpan(f.id) + ": " + plural(f.count, "line") + ", first " +
             codeSpan(masker.mask(f.first.file) + ":" + f.first.line)
         );
+      });
+      out.push("");
+    }
+    var trends = diagnosis.trends || [];
+    if (trends.length) {
+      out.push("### What the progress lines show");
+      out.push("");
+      trends.forEach(function (t) {
+        var title = E.KIND_TITLES[t.kind];
+        var place = t.rank !== null ? "rank " + t.rank : "no rank";
+        if (t.point.time) place += ", " + t.point.time.text;
+        out.push(
+          "- " + mdText(title.charAt(0).toUpperCase() + title.slice(1)) + ": " + mdText(E.trendSays(t)) +
+            " (" + codeSpan(masker.mask(t.file) + ":" + t.point.line) + ", " + mdText(place) + ")"
+        );
+        codeBlock(masker.mask(shown(t.point.text)), "  ").forEach(function (l) { out.push(l); });
       });
       out.push("");
     }

@@ -711,7 +711,7 @@
 
   // The JSON report of `trainwreck diagnose --json`, exactly (generator/diagnose/report.py).
   function toJSON(diagnosis) {
-    return {
+    var out = {
       findings: diagnosis.findings.map(function (f) {
         return {
           id: f.id,
@@ -750,6 +750,8 @@
         return out;
       }),
     };
+    if (diagnosis.trends && diagnosis.trends.length) out.trends = diagnosis.trends.map(E.trendData);
+    return out;
   }
 
   E.TEXT_CHARS = TEXT_CHARS;

@@ -11,7 +11,7 @@
 // The index is the only thing this worker fetches, once, when the page starts it; the logs it
 // is given never leave it except as the result posted back to the page.
 /* global importScripts, TrainwreckEngine */
-importScripts("pattern.js", "paste.js", "lineinfo.js", "index.js", "evidence.js", "launcher.js", "culprit.js", "scan.js", "triage.js", "report.js", "engine.js");
+importScripts("pattern.js", "paste.js", "lineinfo.js", "index.js", "evidence.js", "launcher.js", "culprit.js", "progress.js", "scan.js", "triage.js", "report.js", "engine.js");
 
 (function () {
   "use strict";

@@ -1,0 +1,340 @@
+"""Training progress lines, read into a series per rank: the numbers a person reads when a run
+prints no error (the loss, the grad norm, the fp16 loss scale, the time per iteration).
+
+The formats (docs/progress.md gives each one's source at a stated commit):
+
+- Megatron-LM and Megatron-DeepSpeed: ` iteration N/ M | ... | elapsed time per iteration (ms):
+  T | ... | lm loss: X | loss scale: S | grad norm: G | number of skipped iterations: K |`;
+- DeepSpeed: `step=N, skipped=K, lr=[...]` and `OVERFLOW! Rank 0 Skipping step. Attempted loss
+  scale: S, reducing to S/2`; Apex's `Gradient overflow.  Skipping step, loss scaler 0 reducing
+  loss scale to S`;
+- the Hugging Face Trainer's `{'loss': X, 'grad_norm': G, 'learning_rate': ..., 'epoch': E}`;
+- nanoGPT's `iter N: loss X, time T ms`; torchtitan's `step: N  loss: X`; Keras' `N/M ... Tms/step
+  - loss: X`; tqdm and Lightning bars (`N/M [00:30<00:36, 15.00it/s, loss=X]`);
+- a script's own `step N ... loss X` (any of step, iter, iteration, batch, and a loss).
+
+Reading every line of a log of many GiB in Python would cost more than the scan itself, so a
+stream is read in full for its first `FULL_BYTES`, and after that only the lines that start in
+a `WINDOW_BYTES` window at each multiple of `STRIDE_BYTES`: a few thousand lines whatever the
+size. A pasted excerpt, a lab run and most job logs are read whole. The windows depend only on
+the offset, so the browser engine (progress.js) reads the same lines.
+
+A series keeps at most `MAX_POINTS` points: past that, every other point is dropped (the first
+non-finite value is kept apart), so memory stays bounded on a run that prints for days.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from generator.diagnose.context import decoded
+from generator.diagnose.lineinfo import HEAD_CHARS, Timestamp, read_line_body
+from generator.diagnose.paste import unwrap
+
+FULL_BYTES = 256 << 10
+STRIDE_BYTES = 4 << 20
+WINDOW_BYTES = 4 << 10
+MAX_POINTS = 512
+MAX_SERIES = 128  # per log: (rank, metric) pairs; later ones are not kept
+LINE_BYTES = 2048  # of a progress line, what is read
+AFTER_LINES = 16
+
+# A number as the formats print one: Python's `nan`, `inf`; Megatron's `{:.6E}` prints `NAN`.
+# Lightning's bar prints a NaN loss as `nan.0`.
+_NUM = r"([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|NaN|NAN|inf|Inf|INF)(?:\.0)?)"
+_SEP = r"['\"]?(?:\s*[:=]\s*|\s+)['\"]?"
+# `loss` read as the training loss: not `val loss`, `eval_loss`, `loss scale`.
+_LOSS = re.compile(
+    r"(?<![A-Za-z_])(?<!val )(?<!eval )(?<!test )(?<!valid )(?<!dev )"
+    r"(?:lm |train_|train |training )?[Ll]oss" + _SEP + _NUM + r"(?![\w.])",
+    re.ASCII,
+)
+_EVAL_LOSS = re.compile(
+    r"(?<![A-Za-z])(?:val|eval|valid|validation|test|dev)[ _][Ll]oss" + _SEP + _NUM + r"(?![\w.])",
+    re.ASCII,
+)
+_GRAD_NORM = re.compile(
+    r"(?<![A-Za-z_])(?:grad[ _]norm|gnorm)" + _SEP + _NUM + r"(?![\w.])", re.ASCII | re.IGNORECASE
+)
+_LOSS_SCALE = re.compile(r"(?<![A-Za-z_])loss[ _]scale" + _SEP + _NUM + r"(?![\w.])", re.ASCII)
+_OVERFLOW = re.compile(
+    r"OVERFLOW! Rank \d+ Skipping step\. Attempted loss scale: " + _NUM + r", reducing to " + _NUM
+    + r"|Gradient overflow\.\s+Skipping step, loss scaler \d+ reducing loss scale to " + _NUM,
+    re.ASCII,
+)  # fmt: skip
+_ITER_MS = re.compile(
+    r"elapsed time per iteration \((ms|s)\): " + _NUM + r"|(?<![A-Za-z_])time " + _NUM + r" ?ms\b"
+    r"|(?<![\w.])" + _NUM + r" ?(ms|s|us)/step\b"
+    r"|(?<![\w.])" + _NUM + r" ?(s/it|it/s)\b",
+    re.ASCII,
+)
+_SKIPPED = re.compile(r"number of skipped iterations: *(\d+)|(?<![A-Za-z_])skipped=(\d+)", re.ASCII)
+# The step and the total, where a line gives both (Megatron, tqdm and Keras print `N/M`): looked
+# for first, since tqdm's description may say `Iteration:  19%` before its `967/5070`.
+_STEP_OF = re.compile(
+    r"iteration +(\d+)/ *(\d+) \||(?<![\w/])(\d+)/(\d+) \[[\d:]+<[\d:?]+|^ *(\d+)/(\d+) ",
+    re.ASCII,
+)
+# ... else a step named by a word: `step=10`, `iter 3010:`, the Trainer's `'global_step': 2900`.
+_STEP = re.compile(
+    r"(?<![A-Za-z_])(?:global[_ ]step|step|iter|iteration|num_updates)['\"]?\s*[:=#]?\s*"
+    r"['\"]?(\d+)(?![\w.])",
+    re.ASCII | re.IGNORECASE,
+)
+# What a line must hold to be read at all: most lines of a log hold none of these.
+_HINTS = ("oss", "it/s", "s/it", "/step", "OVERFLOW!", "overflow", "elapsed time", "skipped=")
+_RAW_HINTS = tuple(h.encode() for h in _HINTS)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one progress line says."""
+
+    step: int | None
+    total: int | None
+    loss: float | None
+    eval_loss: float | None
+    grad_norm: float | None
+    loss_scale: float | None
+    overflow: bool
+    iter_ms: float | None
+    skipped: int | None
+
+
+def _float(text: str) -> float:
+    low = text.lower().lstrip("+").removesuffix(".0")
+    if low in ("nan", "-nan"):
+        return math.nan
+    if low in ("inf", "-inf"):
+        return -math.inf if low.startswith("-") else math.inf
+    return float(text)
+
+
+def _first(m: re.Match[str] | None) -> str | None:
+    if m is None:
+        return None
+    return next((g for g in m.groups() if g is not None), None)
+
+
+def _iter_ms(m: re.Match[str] | None) -> float | None:
+    if m is None:
+        return None
+    g = m.groups()
+    per = {"ms": 1.0, "s": 1000.0, "us": 0.001}
+    if g[1] is not None:  # Megatron-DeepSpeed prints seconds: `(s): 106.46`
+        return _float(g[1]) * per[g[0]]
+    if g[2] is not None:
+        return _float(g[2])
+    if g[3] is not None:
+        return _float(g[3]) * per[g[4]]
+    value = _float(g[5])
+    if g[6] == "s/it":
+        return value * 1000.0
+    return 1000.0 / value if value > 0 else None
+
+
+def read_progress(body: str) -> Reading | None:
+    """The numbers of a progress line (its text after rank prefix and wrappers), or None when
+    it is not one: a line needs a step or a loss together with a shape the formats print."""
+    if not any(h in body for h in _HINTS):
+        return None
+    if "train_runtime" in body:  # the Trainer's closing summary: averages, not a step
+        return None
+    overflow = _OVERFLOW.search(body)
+    loss_m = _LOSS.search(body)
+    eval_m = _EVAL_LOSS.search(body)
+    grad_m = _GRAD_NORM.search(body)
+    scale_m = _LOSS_SCALE.search(body)
+    step_m = _STEP_OF.search(body) or _STEP.search(body)
+    time_m = _ITER_MS.search(body)
+    skipped_m = _SKIPPED.search(body)
+    losses = loss_m or eval_m or grad_m
+    # A number alone is prose ("the loss 3 was fine"): a progress line gives it with a step or
+    # a time per iteration, or as the Trainer's dict, or is a loss scaler's overflow report.
+    if not (
+        overflow
+        or (losses and body.startswith("{'"))
+        or (step_m and (losses or scale_m or time_m or skipped_m))
+        or (time_m and loss_m)
+    ):
+        return None
+    step = total = None
+    if step_m is not None:
+        g = step_m.groups()
+        for k in range(0, len(g), 2):
+            if g[k] is not None:
+                step = int(g[k])
+                total = int(g[k + 1]) if k + 1 < len(g) else None
+                break
+    loss_scale = _float(scale_m.group(1)) if scale_m else None
+    if overflow is not None:
+        loss_scale = _float(overflow.group(2) or overflow.group(3))
+    return Reading(
+        step=step,
+        total=total,
+        loss=_float(loss_m.group(1)) if loss_m else None,
+        eval_loss=_float(eval_m.group(1)) if eval_m else None,
+        grad_norm=_float(grad_m.group(1)) if grad_m else None,
+        loss_scale=loss_scale,
+        overflow=overflow is not None,
+        iter_ms=_iter_ms(time_m),
+        skipped=int(_first(skipped_m) or 0) if skipped_m else None,
+    )
+
+
+@dataclass(frozen=True)
+class Point:
+    """One value of one series, with the line it was read from."""
+
+    value: float
+    step: int | None
+    total: int | None
+    line: int
+    offset: int
+    time: Timestamp | None
+    text: str
+
+
+METRICS = ("loss", "eval_loss", "grad_norm", "loss_scale", "iter_ms")
+
+
+@dataclass
+class Series:
+    rank: int | None
+    metric: str
+    points: list[Point] = field(default_factory=list)
+    stride: int = 1  # every stride-th value is kept once the series has been thinned
+    seen: int = 0
+    first_nonfinite: Point | None = None
+    overflows: int = 0  # overflow skips read into this series (loss_scale only)
+
+    def add(self, point: Point) -> None:
+        if self.first_nonfinite is None and not math.isfinite(point.value):
+            self.first_nonfinite = point
+        self.seen += 1
+        if (self.seen - 1) % self.stride:
+            return
+        self.points.append(point)
+        if len(self.points) > MAX_POINTS:
+            del self.points[1::2]
+            self.stride *= 2
+
+
+@dataclass
+class LogProgress:
+    """What one log's progress lines gave: its series, and how many lines it has."""
+
+    file: str
+    file_index: int
+    file_rank: int | None
+    series: dict[tuple[int | None, str], Series] = field(default_factory=dict)
+    lines: int = 0
+    # The lines after the last progress line read (number, head), for the time the log went
+    # on without progress (trends.py's stall): a few, since one of them usually has a time.
+    after: list[tuple[int, bytes]] = field(default_factory=list)
+
+
+def _windows(start: int, end: int) -> list[tuple[int, int]]:
+    """The parts of [start, end) of a stream whose lines are read (see the module's notes)."""
+    parts = []
+    if start < FULL_BYTES:
+        parts.append((start, min(end, FULL_BYTES)))
+    k = max(1, start // STRIDE_BYTES)
+    while k * STRIDE_BYTES < end:
+        lo, hi = k * STRIDE_BYTES, k * STRIDE_BYTES + WINDOW_BYTES
+        if hi > start:
+            parts.append((max(lo, start), min(hi, end)))
+        k += 1
+    return parts
+
+
+class ProgressReader:
+    """A read that reads the progress lines of what passes through it (as context.Tail keeps
+    the end): wrap a log's read with it and scan as usual."""
+
+    def __init__(
+        self, read: Callable[[int], bytes], file: str, file_index: int, file_rank: int | None
+    ) -> None:
+        self._read = read
+        self.log = LogProgress(file, file_index, file_rank)
+        self._offset = 0
+        self._line = 1  # the number of the line the next block starts in
+        self._carry: bytearray | None = None  # a read line whose end is in a later block
+        self._carry_at = (0, 0)  # its line number and offset
+        self._mid_line = False  # the last block ended inside a line
+
+    def read(self, size: int) -> bytes:
+        data = self._read(size)
+        if data:
+            self._feed(data)
+        elif self._carry is not None:  # the log's last line, with no line break after it
+            self._take(bytes(self._carry), *self._carry_at)
+            self._carry = None
+        return data
+
+    def _feed(self, data: bytes) -> None:
+        start = self._offset
+        if self._carry is not None:
+            lf = data.find(b"\n")
+            room = LINE_BYTES - len(self._carry)
+            self._carry += data[: min(room, len(data) if lf < 0 else lf)]
+            if lf >= 0:
+                self._take(bytes(self._carry), *self._carry_at)
+                self._carry = None
+        for lo, hi in _windows(start, start + len(data)):
+            at = lo - start
+            inside_a_line = data[at - 1] != 0x0A if at else self._mid_line
+            if inside_a_line:  # start at the first line that begins in the window
+                lf = data.find(b"\n", at)
+                if lf < 0 or lf + 1 >= hi - start:
+                    continue
+                at = lf + 1
+            number = self._line + data.count(b"\n", 0, at)
+            while at < hi - start:
+                lf = data.find(b"\n", at)
+                if lf < 0:
+                    self._carry = bytearray(data[at : at + LINE_BYTES])
+                    self._carry_at = (number, start + at)
+                    break
+                self._take(data[at : min(lf, at + LINE_BYTES)], number, start + at)
+                at, number = lf + 1, number + 1
+        self._line += data.count(b"\n")
+        self._offset += len(data)
+        self._mid_line = data[-1] != 0x0A
+        self.log.lines = self._line
+
+    def _take(self, raw: bytes, number: int, offset: int) -> None:
+        after = self.log.after
+        if len(after) < AFTER_LINES:
+            after.append((number, raw[:HEAD_CHARS]))
+        if not any(h in raw for h in _RAW_HINTS):
+            return
+        text = decoded(raw)
+        info, body = read_line_body(text[:HEAD_CHARS])
+        reading = read_progress(body.strip() + text[HEAD_CHARS:])
+        if reading is None:
+            return
+        after.clear()
+        rank = info.prefix_rank
+        if rank is None:
+            rank = self.log.file_rank
+        shown = unwrap(text).text.strip()[:240]
+        for metric in METRICS:
+            value = getattr(reading, metric)
+            if value is None:
+                continue
+            # A tqdm bar's rate is its own bar's: an evaluation bar is slower per item than
+            # the training bar, so each total has its own series of times.
+            name = f"iter_ms/{reading.total}" if metric == "iter_ms" and reading.total else metric
+            key = (rank, name)
+            series = self.log.series.get(key)
+            if series is None:
+                if len(self.log.series) >= MAX_SERIES:
+                    continue
+                series = self.log.series[key] = Series(rank, metric)
+            series.add(Point(value, reading.step, reading.total, number, offset, info.time, shown))
+            if metric == "loss_scale" and reading.overflow:
+                series.overflows += 1

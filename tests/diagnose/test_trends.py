@@ -1,0 +1,111 @@
+"""What progress lines' numbers show (generator/diagnose/trends.py, trend_findings.py), on real
+logs: the real-failure benchmark's, a training chronicle's, and the lab's; and nothing on the
+healthy ones."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from generator.diagnose.engine import LogBytes, diagnose_logs, log_trends
+from generator.diagnose.index import SignatureIndex
+from generator.diagnose.trend_words import sparkline, trend_data
+from realeval.cases import read_cases
+from realeval.engines import catalog_index
+
+REPO = Path(__file__).resolve().parents[2]
+REAL = REPO / "corpus" / "real"
+# BLOOM-176B's chronicle, "2022-04-12 First lm loss spike" (Megatron-DeepSpeed, rank 7's lines):
+# https://github.com/bigscience-workshop/bigscience/blob/master/train/tr11-176B-ml/chronicles.md
+BLOOM_SPIKE = REPO / "tests" / "fixtures" / "progress" / "bloom-176b-lm-loss-spike.log"
+
+
+def _log(path: Path) -> LogBytes:
+    return LogBytes(path.name, path.read_bytes())
+
+
+def test_nanogpt_loss_going_nan_is_named_at_its_first_step() -> None:
+    path = next((REAL / "logs").glob("169-*"))
+    [t] = log_trends(_log(path))
+    data = trend_data(t, "nan-loss")
+    assert data == {
+        "kind": "non-finite",
+        "entry": "nan-loss",
+        "metric": "loss",
+        "says": "the loss became nan at step 3010 (it was 4.249 before)",
+        "file": path.name,
+        "line": 23,
+        "rank": None,
+        "ranks": [],
+        "step": 3010,
+        "time": "2023-03-22T09:32:52",
+        "text": "2023-03-22 09:32:52 iter 3010: loss nan, time 1019.95ms, mfu 14.12%",
+        "before": 4.249,
+        "after": "nan",
+        "recovered_after": None,
+        "series": data["series"],
+    }
+    steps = [s for s, _ in data["series"]]
+    assert steps[0] == 2920 and steps[-1] == 3070 and len(steps) == 17
+    assert sparkline(t).endswith("\u00d7" * 7)
+
+
+def test_a_deepspeed_scale_stuck_at_one_is_a_collapse_and_a_bf16_scale_of_one_is_not() -> None:
+    path = next((REAL / "logs").glob("070-*"))
+    [t] = log_trends(_log(path))
+    assert (t.kind, t.metric, t.point.line, t.before, t.after) == (
+        "loss-scale-collapse",
+        "loss_scale",
+        1,
+        1.0,
+        1.0,
+    )
+    bf16 = "".join(
+        f" iteration {n:8d}/  250000 | elapsed time per iteration (ms): 900.0 | lm loss: "
+        f"2.5{n % 7}0000E+00 | loss scale: 1.0 | grad norm: 0.231 |\n"
+        for n in range(1, 40)
+    )
+    assert log_trends(LogBytes("bf16.log", bf16.encode())) == []
+
+
+def test_the_bloom_spike_is_found_and_its_recovery_counted() -> None:
+    [t] = log_trends(_log(BLOOM_SPIKE))
+    assert (t.kind, t.rank, t.point.step, t.recovered_after) == ("spike", 7, 31219, 31)
+    assert math.isclose(t.after or 0, 5.098124)
+    assert trend_data(t, "loss-spike")["says"] == (
+        "the loss jumped from about 2.242 to 5.098 at step 31219; back 31 steps later"
+    )
+
+
+@pytest.fixture(scope="module")
+def index() -> SignatureIndex:
+    return SignatureIndex(catalog_index())
+
+
+def test_a_trend_is_the_root_cause_only_when_no_line_states_an_error(
+    index: SignatureIndex,
+) -> None:
+    path = next((REAL / "logs").glob("169-*"))
+    run = diagnose_logs(index, [_log(path)])
+    [root] = run.diagnosis.root_causes
+    assert (root.id, root.first.line, root.from_trend) == ("nan-loss", 23, True)
+    crashed = (
+        path.read_bytes() + b"Traceback (most recent call last):\n  File \"t.py\"\nKeyError: 'x'\n"
+    )
+    run = diagnose_logs(index, [LogBytes(path.name, crashed)])
+    assert run.diagnosis.root_causes == ()
+    assert [u.kind for u in run.diagnosis.unrecognized] == ["python-exception"]
+    assert [t.kind for t in run.diagnosis.trends] == ["non-finite"]
+
+
+HEALTHY = sorted(
+    [REAL / c.file for c in read_cases() if c.group == "negative"]
+    + list((REPO / "corpus" / "benign").glob("*.log"))
+)
+
+
+@pytest.mark.parametrize("path", HEALTHY, ids=[p.name for p in HEALTHY])
+def test_healthy_logs_show_no_trend(path: Path) -> None:
+    assert log_trends(_log(path)) == []
