@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from generator.diagnose.context import decoded
+from generator.diagnose.hangs import STACK_HINTS, Stacks
 from generator.diagnose.lineinfo import HEAD_CHARS, Timestamp, read_line_body
 from generator.diagnose.paste import unwrap
 
@@ -75,7 +76,8 @@ _SKIPPED = re.compile(r"number of skipped iterations: *(\d+)|(?<![A-Za-z_])skipp
 # The step and the total, where a line gives both (Megatron, tqdm and Keras print `N/M`): looked
 # for first, since tqdm's description may say `Iteration:  19%` before its `967/5070`.
 _STEP_OF = re.compile(
-    r"iteration +(\d+)/ *(\d+) \||(?<![\w/])(\d+)/(\d+) \[[\d:]+<[\d:?]+|^ *(\d+)/(\d+) ",
+    r"iteration +(\d+)/ *(\d+) \||(?<![\w/])(\d+)/(\d+) \[[\d:]+<[\d:?]+|^ *(\d+)/(\d+) "
+    r"|\]\[ *(\d+)/(\d+)\]",  # the ImageNet example's `Epoch: [0][36/64]`
     re.ASCII,
 )
 # ... else a step named by a word: `step=10`, `iter 3010:`, the Trainer's `'global_step': 2900`.
@@ -84,6 +86,13 @@ _STEP = re.compile(
     r"['\"]?(\d+)(?![\w.])",
     re.ASCII | re.IGNORECASE,
 )
+# Megatron's per-rank timers (`--timing-log-option all`): a header, then each timer's name and
+# one line per rank. A rank's own compute time tells the slow rank, where the time per
+# iteration, which every rank waits out together, cannot; so only compute timers are read.
+_TIMERS = b"times across ranks (ms):"
+_TIMER_NAME = re.compile(r"([\w-]+):", re.ASCII)
+_TIMER_RANK = re.compile(r"rank +(\d+): " + _NUM, re.ASCII)
+COMPUTE_TIMERS = frozenset({"forward-backward", "forward-compute", "backward-compute"})
 # What a line must hold to be read at all: most lines of a log hold none of these.
 _HINTS = ("oss", "it/s", "s/it", "/step", "OVERFLOW!", "overflow", "elapsed time", "skipped=")
 _RAW_HINTS = tuple(h.encode() for h in _HINTS)
@@ -199,6 +208,7 @@ class Point:
 
 
 METRICS = ("loss", "eval_loss", "grad_norm", "loss_scale", "iter_ms")
+# ... and from Megatron's timers, a rank's own time in a compute timer ("rank_ms/<timer>").
 
 
 @dataclass
@@ -235,6 +245,7 @@ class LogProgress:
     # The lines after the last progress line read (number, head), for the time the log went
     # on without progress (trends.py's stall): a few, since one of them usually has a time.
     after: list[tuple[int, bytes]] = field(default_factory=list)
+    stacks: Stacks = field(default_factory=Stacks)  # stack dumps of a hang (hangs.py)
 
 
 def _windows(start: int, end: int) -> list[tuple[int, int]]:
@@ -265,6 +276,8 @@ class ProgressReader:
         self._carry: bytearray | None = None  # a read line whose end is in a later block
         self._carry_at = (0, 0)  # its line number and offset
         self._mid_line = False  # the last block ended inside a line
+        self._timer: str | None = None  # inside Megatron's timers: the timer being read
+        self._last_step: int | None = None
 
     def read(self, size: int) -> bytes:
         data = self._read(size)
@@ -310,17 +323,28 @@ class ProgressReader:
         after = self.log.after
         if len(after) < AFTER_LINES:
             after.append((number, raw[:HEAD_CHARS]))
-        if not any(h in raw for h in _RAW_HINTS):
+        if self._timer is not None and self._read_timer(raw, number, offset):
+            return
+        if _TIMERS in raw:
+            self._timer = ""
+            return
+        stacks = self.log.stacks
+        in_a_dump = stacks.active or any(h in raw for h in STACK_HINTS)
+        if not in_a_dump and not any(h in raw for h in _RAW_HINTS):
             return
         text = decoded(raw)
         info, body = read_line_body(text[:HEAD_CHARS])
+        rank = info.prefix_rank
+        if rank is None:
+            rank = self.log.file_rank
+        if in_a_dump and stacks.read(rank, body, number, offset, unwrap(text).text.strip()[:240]):
+            return
         reading = read_progress(body.strip() + text[HEAD_CHARS:])
         if reading is None:
             return
         after.clear()
-        rank = info.prefix_rank
-        if rank is None:
-            rank = self.log.file_rank
+        if reading.step is not None:
+            self._last_step = reading.step
         shown = unwrap(text).text.strip()[:240]
         for metric in METRICS:
             value = getattr(reading, metric)
@@ -338,3 +362,28 @@ class ProgressReader:
             series.add(Point(value, reading.step, reading.total, number, offset, info.time, shown))
             if metric == "loss_scale" and reading.overflow:
                 series.overflows += 1
+
+    def _read_timer(self, raw: bytes, number: int, offset: int) -> bool:
+        """A line of Megatron's timers; False (and the timers are over) when it is none."""
+        text = decoded(raw)
+        _, body = read_line_body(text[:HEAD_CHARS])
+        body = body.strip()
+        name = _TIMER_NAME.fullmatch(body)
+        if name is not None:
+            self._timer = name.group(1)
+            return True
+        m = _TIMER_RANK.fullmatch(body)
+        if m is None:
+            self._timer = None
+            return False
+        if self._timer in COMPUTE_TIMERS:
+            rank = int(m.group(1))
+            key = (rank, f"rank_ms/{self._timer}")
+            series = self.log.series.get(key)
+            if series is None and len(self.log.series) < MAX_SERIES:
+                series = self.log.series[key] = Series(rank, "rank_ms")
+            if series is not None:
+                shown = unwrap(text).text.strip()[:240]
+                value = _float(m.group(2))
+                series.add(Point(value, self._last_step, None, number, offset, None, shown))
+        return True

@@ -204,7 +204,7 @@ def _where(hit: Hit) -> str:
 
 def _confidence(f: Finding) -> str:
     if f.from_trend:
-        return "medium (from the numbers in progress lines)"
+        return "medium (read from progress lines or stack dumps; no line states an error)"
     if f.context_lines:
         return f"high (with {_plural(f.context_lines, 'supporting line')})"
     return "medium (defining lines only)"

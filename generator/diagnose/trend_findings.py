@@ -2,11 +2,13 @@
 
 A line that states an error outranks the numbers: when a signature names a root cause, or a
 strong line states an error the catalog lacks, the trends are reported beside it as what the
-numbers showed. When nothing does (the run printed no error), the likeliest trend that an entry
-declares in `codes.progress` is the root cause, on the progress line where the numbers turned,
-and names the first failed rank where the numbers tell it: the rank whose loss went NaN first
-while others followed, the rank that stopped while the others went on, the rank whose own time
-per iteration rose most.
+numbers showed; except where the trend's entry declares that root cause as its collateral and
+the trend names a rank (a hang's stack dumps show the rank the watchdog's victims waited for).
+When nothing does (the run printed no error), the likeliest trend that an entry declares in
+`codes.progress` is the root cause, on the progress line where the numbers turned, and names
+the first failed rank where the numbers tell it: the rank whose loss went NaN first while
+others followed, the rank that stopped while the others went on or that the stack dumps show
+outside a collective, the rank whose own compute time rose most.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ def hit_of(t: Trend) -> Hit:
 
 def first_rank_of(t: Trend) -> int | None:
     """The rank the numbers blame, or None when they cannot tell (one rank printed them)."""
-    if t.kind == "stall" and t.metric == "steps":
+    if t.kind == "stall" and t.metric in ("steps", "stacks"):
         return t.ranks[0]
     if len(t.ranks) >= 2 and t.kind in ("non-finite", "slowdown"):
         return t.rank
@@ -47,19 +49,28 @@ def with_trends(diagnosis: Diagnosis, trends: Sequence[Trend], index: SignatureI
         return diagnosis
     trends = [replace(t, entry=entry_for(index, t)) for t in trends]
     diagnosis = replace(diagnosis, trends=tuple(trends))
-    strong = any(u.kind in STRONG for u in diagnosis.unrecognized)
-    if diagnosis.root_causes or strong:
+    if any(u.kind in STRONG for u in diagnosis.unrecognized):
         return diagnosis
+    roots = {f.id for f in diagnosis.root_causes}
     for t in trends:
         entry_id = t.entry
         if entry_id is None:
             continue
-        hit = hit_of(t)
         rank = first_rank_of(t)
+        # A root cause that the trend's entry declares as its collateral (the watchdog that
+        # ends a hang, the kill that ends it sooner) yields to a trend that names the rank
+        # the others waited for.
+        if roots and (rank is None or not roots <= set(index.entries[entry_id].collateral)):
+            continue
+        hit = hit_of(t)
         ranks = t.ranks or ((t.rank,) if t.rank is not None else ())
         root = Finding(entry_id, index.entries[entry_id], "root-cause", 1, ranks,
                        tuple((r, 1) for r in ranks) or ((None, 1),), hit, 0, (), True)  # fmt: skip
-        others = tuple(f for f in diagnosis.findings if f.id != entry_id)
+        others = tuple(
+            replace(f, role="collateral", caused_by=(entry_id,)) if f.id in roots else f
+            for f in diagnosis.findings
+            if f.id != entry_id
+        )
         return replace(
             diagnosis,
             findings=(root, *others),

@@ -15,8 +15,10 @@ _METRIC_WORDS = {
     "grad_norm": "the grad norm",
     "loss_scale": "the fp16 loss scale",
     "iter_ms": "the time per iteration",
+    "rank_ms": "a rank's own compute time (Megatron's timers)",
     "progress": "progress",
     "steps": "progress",
+    "stacks": "the stack dumps",
 }
 KIND_TITLES = {
     "non-finite": "non-finite values",
@@ -59,8 +61,10 @@ def trend_says(t: Trend) -> str:
     if t.kind == "loss-scale-collapse":
         return f"{what} fell from {number(t.before)} to {number(t.after)}{_at_step(t)}"
     if t.kind == "spike":
+        # Without steps (the Trainer's dict has none), the recovery is counted in lines.
+        unit = "steps" if t.point.step is not None else "progress lines"
         back = (
-            f"; back {t.recovered_after} steps later"
+            f"; back {t.recovered_after} {unit} later"
             if t.recovered_after is not None
             else "; not back by the end of the log"
         )
@@ -79,6 +83,8 @@ def trend_says(t: Trend) -> str:
             f"{what} rose from {number(t.before)} ms to {number(t.after)} ms (+{rise}%)"
             f"{_at_step(t)}{who}, and stayed up"
         )
+    if t.metric == "stacks":
+        return stacks_say(t)
     if t.metric == "steps":
         return (
             f"rank {t.rank} stopped at step {number(t.before)} while the other ranks went on "
@@ -88,6 +94,21 @@ def trend_says(t: Trend) -> str:
         f"progress stopped{_at_step(t)}: the log goes on {number(t.after)} s after the last "
         f"progress line (they came every {number(t.before)} s)"
     )
+
+
+def _rank_list(ranks: tuple[int, ...]) -> str:
+    return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(str(r) for r in ranks)
+
+
+def stacks_say(t: Trend) -> str:
+    """Where a hang's ranks wait, the odd ones out first."""
+    (where, ranks), *rest = t.groups
+    said = f"{_rank_list(ranks)} {'waits' if len(ranks) == 1 else 'wait'} in {where}"
+    if rest:
+        said += "; the others wait for it: " + "; ".join(
+            f"{_rank_list(rs)} in {key}" for key, rs in rest
+        )
+    return said
 
 
 def sparkline(t: Trend) -> str:
@@ -132,4 +153,5 @@ def trend_data(t: Trend, entry: str | None) -> dict[str, Any]:
         "after": _json_number(t.after),
         "recovered_after": t.recovered_after,
         "series": [[step, _json_number(v)] for step, v in t.series],
+        **({"stacks": [{"where": k, "ranks": list(rs)} for k, rs in t.groups]} if t.groups else {}),
     }

@@ -33,10 +33,11 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
 from generator.diagnose.context import decoded
+from generator.diagnose.hangs import Where, main_thread, odd_ones_out, where_of
 from generator.diagnose.lineinfo import Timestamp, read_line
 from generator.diagnose.progress import LogProgress, Point, Series
 
@@ -76,6 +77,8 @@ class Trend:
     ranks: tuple[int, ...] = ()  # the ranks that show it, where several do
     series: tuple[tuple[int | None, float], ...] = ()  # (step, value) around the point
     entry: str | None = None  # the entry that declares this kind (trend_findings.with_trends)
+    # A hang's stack dumps: where the ranks wait, the odd ones out first (hangs.py).
+    groups: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
 
 def _median(values: Sequence[float]) -> float:
@@ -194,7 +197,7 @@ def _loss_trends(log: LogProgress, s: Series) -> list[Trend]:
 
 
 def _slowdown(log: LogProgress, s: Series) -> Trend | None:
-    if s.metric != "iter_ms":
+    if s.metric not in ("iter_ms", "rank_ms"):
         return None
     points = [p for p in s.points if math.isfinite(p.value) and p.value > 0]
     values = [p.value for p in points]
@@ -344,8 +347,34 @@ def trends_of(
                     found.append(t)
             found.extend(_loss_trends(log, s))
         found.extend(_stalls(log, last_line))
+    hang = _odd_ones_out(logs)
+    if hang is not None:
+        found.append(hang)
     order = {k: i for i, k in enumerate(TREND_KINDS)}
-    return _merged(sorted(found, key=lambda t: (order[t.kind], _when(t))))
+    # A hang's stacks name the rank the others wait for: they come before a stall read from
+    # the progress lines alone.
+    return _merged(sorted(found, key=lambda t: (order[t.kind], t.metric != "stacks", _when(t))))
+
+
+def _odd_ones_out(logs: Sequence[LogProgress]) -> Trend | None:
+    wheres: dict[int, tuple[Where, LogProgress]] = {}
+    for log in logs:
+        for rank, threads in log.stacks.threads.items():
+            thread = main_thread(threads)
+            where = where_of(thread) if thread is not None and rank not in wheres else None
+            if where is not None:
+                wheres[rank] = (where, log)
+    odd, groups = odd_ones_out({r: w for r, (w, _) in wheres.items()})
+    if not odd:
+        return None
+    where, log = wheres[odd[0]]
+    f = where.frame
+    point = Point(0.0, None, None, f.line, f.offset, None, f.text)
+    first = [(k, rs) for k, rs in groups.items() if odd[0] in rs]
+    rest = [(k, rs) for k, rs in groups.items() if odd[0] not in rs]
+    groups_in_order = tuple((k, tuple(rs)) for k, rs in first + rest)
+    return Trend("stall", "stacks", log.file, log.file_index, odd[0], point, None, None,
+                 ranks=tuple(odd), groups=groups_in_order)  # fmt: skip
 
 
 def _when(t: Trend) -> tuple[float, int, int, int]:
@@ -356,39 +385,28 @@ def _when(t: Trend) -> tuple[float, int, int, int]:
 
 
 def _merged(trends: list[Trend]) -> list[Trend]:
-    """One finding per kind and metric: the earliest, with every rank that shows it; for a
-    slowdown, the rank whose time rose most when one stands out."""
+    """One finding per kind and metric (one per slowdown, whatever timed it): the earliest,
+    with every rank that shows it; for a slowdown, the trend of the rank whose time rose most,
+    when one stands out (a rank's own compute time rising while the others only wait)."""
     kept: dict[tuple[str, str], Trend] = {}
     ranks: dict[tuple[str, str], set[int]] = {}
-    rise: dict[tuple[str, str], list[tuple[float, int]]] = {}
-    for t in trends:
-        key: tuple[str, str] = (t.kind, t.metric.split("/")[0])
+    rise: dict[tuple[str, str], list[tuple[float, int, int]]] = {}
+    for i, t in enumerate(trends):
+        key: tuple[str, str] = (t.kind, "" if t.kind == "slowdown" else t.metric.split("/")[0])
         kept.setdefault(key, t)
         if t.rank is not None:
             ranks.setdefault(key, set()).add(t.rank)
             if t.kind == "slowdown" and t.before and t.after:
-                rise.setdefault(key, []).append((t.after / t.before, t.rank))
+                rise.setdefault(key, []).append((t.after / t.before, t.rank, -i))
         ranks.setdefault(key, set()).update(t.ranks)
     merged = []
     for key, t in kept.items():
         rank = t.rank
         if key in rise and len(rise[key]) >= 2:
             ordered = sorted(rise[key], reverse=True)
-            stands_out = ordered[0][0] >= SLOW_RATIO * ordered[1][0]
-            rank = ordered[0][1] if stands_out else None
-        merged.append(
-            Trend(
-                t.kind,
-                t.metric,
-                t.file,
-                t.file_index,
-                rank,
-                t.point,
-                t.before,
-                t.after,
-                t.recovered_after,
-                tuple(sorted(ranks.get(key, ()))),
-                t.series,
-            )
-        )
+            if ordered[0][0] >= SLOW_RATIO * ordered[1][0]:
+                t, rank = trends[-ordered[0][2]], ordered[0][1]
+            else:
+                rank = None
+        merged.append(replace(t, rank=rank, ranks=tuple(sorted(ranks.get(key, ())))))
     return merged

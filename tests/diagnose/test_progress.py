@@ -224,3 +224,34 @@ def test_a_long_series_is_thinned_to_every_other_point_and_keeps_its_first_nan()
     assert series.first_nonfinite is not None and series.first_nonfinite.step == 1501
     steps = [p.step for p in series.points]
     assert steps == sorted(steps) and steps[0] == 1
+
+
+def test_the_imagenet_examples_progress_meter_gives_its_step() -> None:
+    # lab/scenarios/progress.py prints pytorch/examples' imagenet/main.py ProgressMeter line
+    got = read_progress(
+        "Epoch: [0][36/64]\tTime  0.012 ( 0.015)\tData  0.001 ( 0.003)\tLoss 7.9928e-02 "
+        "(8.8792e-01)\tAcc@1  93.75 ( 69.79)\tAcc@5 100.00 ( 92.71)"
+    )
+    assert same(got, reading(step=36, total=64, loss=0.079928))
+
+
+def test_megatrons_timers_give_each_ranks_own_compute_time_at_the_last_step() -> None:
+    log = (
+        b"[default1]: [2026-12-07 23:22:22.808240] iteration       10/     100 | consumed samples:"
+        b"         1280 | elapsed time per iteration (ms): 56.1 |\n"
+        b"[default1]:INFO:megatron.core.timers:times across ranks (ms):\n"
+        b"[default1]:  forward-backward:\n"
+        b"[default1]:     rank  0: 14.82\n"
+        b"[default1]:     rank  1: 13.05\n"
+        b"[default1]:  all-grads-sync:\n"
+        b"[default1]:     rank  0: 17.47\n"
+        b"[default1]:     rank  1: 18.29\n"
+        b"[default1]: [2026-12-07 23:22:23.099478] iteration       15/     100 |\n"
+    )
+    series = _read_all(log, 1 << 20).log.series
+    own = {k: [(p.step, p.value, p.line) for p in s.points] for k, s in series.items()}
+    assert own == {
+        (1, "iter_ms/100"): [(10, 56.1, 1)],
+        (0, "rank_ms/forward-backward"): [(10, 14.82, 4)],
+        (1, "rank_ms/forward-backward"): [(10, 13.05, 5)],
+    }

@@ -109,3 +109,60 @@ HEALTHY = sorted(
 @pytest.mark.parametrize("path", HEALTHY, ids=[p.name for p in HEALTHY])
 def test_healthy_logs_show_no_trend(path: Path) -> None:
     assert log_trends(_log(path)) == []
+
+
+LAB = REPO / "corpus" / "lab" / "2.13.0"
+# (scenario, kind, metric, series rank, ranks, step, line): the lab's runs of each kind on
+# real PyTorch (lab/scenarios/progress.py), where the fault's step and rank are known.
+LAB_TRENDS = [
+    ("nan-at-step-one-rank", "non-finite", "loss", 1, (0, 1), 40, 91),
+    ("loss-spike-recovers", "spike", "loss", None, (), None, 34),
+    ("loss-spike-diverges", "divergence", "loss", None, (), None, 34),
+    ("fp16-overflow-skips", "loss-scale-collapse", "loss_scale", None, (), 46, 55),
+    ("slow-rank", "slowdown", "rank_ms", 1, (0, 1), 55, 134),
+    ("stall-dataloader-one-rank", "stall", "stacks", 1, (1,), None, 54),
+    ("stall-dataloader-pyspy", "stall", "stacks", 1, (1,), None, 59),
+]
+
+
+@pytest.mark.parametrize("case", LAB_TRENDS, ids=[c[0] for c in LAB_TRENDS])
+def test_each_kind_is_found_where_the_lab_put_it(case: tuple[object, ...]) -> None:
+    name, *want = case
+    [t] = log_trends(_log(LAB / f"{name}.log"))
+    assert [t.kind, t.metric, t.rank, t.ranks, t.point.step, t.point.line] == want
+
+
+def test_a_spike_without_steps_counts_its_recovery_in_lines() -> None:
+    [t] = log_trends(_log(LAB / "loss-spike-recovers.log"))
+    assert trend_data(t, "loss-spike")["says"] == (
+        "the loss jumped from about 0.3994 to 4.208; back 8 progress lines later"
+    )
+
+
+def test_the_stacks_name_the_rank_the_others_wait_for_and_take_the_root_from_the_kill(
+    index: SignatureIndex,
+) -> None:
+    path = LAB / "stall-dataloader-pyspy.log"
+    [t] = log_trends(_log(path))
+    assert trend_data(t, None)["stacks"] == [
+        {
+            "where": "_MultiProcessingDataLoaderIter._try_get_data "
+            "(torch/utils/data/dataloader.py)",
+            "ranks": [1],
+        },
+        {"where": "all_reduce (torch/distributed/distributed_c10d.py)", "ranks": [0]},
+    ]
+    d = diagnose_logs(index, [_log(path)]).diagnosis
+    assert [(f.id, f.role) for f in d.findings if f.role != "not-the-cause"] == [
+        ("training-stall-no-progress", "root-cause"),
+        ("elastic-agent-death-signal", "collateral"),
+    ]
+    assert d.first_failed_rank == 1 and d.findings[1].caused_by == ("training-stall-no-progress",)
+
+
+def test_a_slow_rank_is_named_by_its_own_compute_time_not_the_time_every_rank_waits() -> None:
+    [t] = log_trends(_log(LAB / "slow-rank.log"))
+    assert trend_data(t, None)["says"] == (
+        "a rank's own compute time (Megatron's timers) rose from 12.06 ms to 38.97 ms (+223%) "
+        "at step 55 on rank 1, and stayed up"
+    )

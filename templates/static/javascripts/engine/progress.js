@@ -37,12 +37,16 @@
       "|(?<![A-Za-z0-9_.])" + NUM + " ?(s/it|it/s)\\b"
   );
   var SKIPPED = /number of skipped iterations: *(\d+)|(?<![A-Za-z_])skipped=(\d+)/;
-  var STEP_OF = /iteration +(\d+)\/ *(\d+) \||(?<![A-Za-z0-9_\/])(\d+)\/(\d+) \[[\d:]+<[\d:?]+|^ *(\d+)\/(\d+) /;
+  var STEP_OF = /iteration +(\d+)\/ *(\d+) \||(?<![A-Za-z0-9_\/])(\d+)\/(\d+) \[[\d:]+<[\d:?]+|^ *(\d+)\/(\d+) |\]\[ *(\d+)\/(\d+)\]/;
   var STEP = new RegExp(
     "(?<![A-Za-z_])(?:global[_ ]step|step|iter|iteration|num_updates)['\"]?" + S + "*[:=#]?" + S +
       "*['\"]?(\\d+)(?![A-Za-z0-9_.])",
     "i"
   );
+  var TIMERS = new TextEncoder().encode("times across ranks (ms):");
+  var TIMER_NAME = /^([A-Za-z0-9_-]+):$/;
+  var TIMER_RANK = new RegExp("^rank +(\\d+): " + NUM + "$");
+  var COMPUTE_TIMERS = new Set(["forward-backward", "forward-compute", "backward-compute"]);
   var HINTS = ["oss", "it/s", "s/it", "/step", "OVERFLOW!", "overflow", "elapsed time", "skipped="];
   var RAW_HINTS = HINTS.map(function (h) { return new TextEncoder().encode(h); });
 
@@ -172,12 +176,17 @@
   // progress.py's ProgressReader: wraps a log's read and reads the progress lines that pass.
   function ProgressReader(read, file, fileIndex, fileRank) {
     this._read = read;
-    this.log = { file: file, fileIndex: fileIndex, fileRank: fileRank, series: new Map(), lines: 0, after: [] };
+    this.log = {
+      file: file, fileIndex: fileIndex, fileRank: fileRank, series: new Map(), lines: 0, after: [],
+      stacks: new Stacks(),
+    };
     this._offset = 0;
     this._line = 1;
     this._carry = null;
     this._carryAt = [0, 0];
     this._midLine = false;
+    this._timer = null;
+    this._lastStep = null;
   }
 
   ProgressReader.prototype.read = async function (n) {
@@ -238,16 +247,25 @@
   ProgressReader.prototype._take = function (raw, number, offset) {
     var after = this.log.after;
     if (after.length < AFTER_LINES) after.push([number, raw.slice(0, E.HEAD_CHARS)]);
-    if (!RAW_HINTS.some(function (h) { return contains(raw, h); })) return;
+    if (this._timer !== null && this._readTimer(raw, number, offset)) return;
+    if (contains(raw, TIMERS)) {
+      this._timer = "";
+      return;
+    }
+    var stacks = this.log.stacks;
+    var inADump = stacks.active() || STACK_HINTS.some(function (h) { return contains(raw, h); });
+    if (!inADump && !RAW_HINTS.some(function (h) { return contains(raw, h); })) return;
     var text = decodedLine(raw);
     var head = E.headOf(text, E.HEAD_CHARS);
     var read = E.readLineBody(head);
-    var reading = readProgress(E.pyStrip(read[1]) + text.slice(head.length));
-    if (reading === null) return;
-    after.length = 0;
     var info = read[0];
     var rank = info.prefixRank;
     if (rank === null) rank = this.log.fileRank;
+    if (inADump && stacks.read(rank, read[1], number, offset, E.headOf(E.pyStrip(E.unwrap(text).text), 240))) return;
+    var reading = readProgress(E.pyStrip(read[1]) + text.slice(head.length));
+    if (reading === null) return;
+    after.length = 0;
+    if (reading.step !== null) this._lastStep = reading.step;
     var shown = E.headOf(E.pyStrip(E.unwrap(text).text), 240);
     for (var i = 0; i < METRICS.length; i++) {
       var metric = METRICS[i];
@@ -268,6 +286,183 @@
       if (metric === "loss_scale" && reading.overflow) series.overflows += 1;
     }
   };
+
+  ProgressReader.prototype._readTimer = function (raw, number, offset) {
+    var text = decodedLine(raw);
+    var body = E.pyStrip(E.readLineBody(E.headOf(text, E.HEAD_CHARS))[1]);
+    var name = TIMER_NAME.exec(body);
+    if (name !== null) {
+      this._timer = name[1];
+      return true;
+    }
+    var m = TIMER_RANK.exec(body);
+    if (m === null) {
+      this._timer = null;
+      return false;
+    }
+    if (COMPUTE_TIMERS.has(this._timer)) {
+      var rank = parseInt(m[1], 10);
+      var key = rank + "\u0000rank_ms/" + this._timer;
+      var series = this.log.series.get(key);
+      if (series === undefined && this.log.series.size < MAX_SERIES) {
+        series = new Series(rank, "rank_ms");
+        this.log.series.set(key, series);
+      }
+      if (series !== undefined) {
+        series.add({
+          value: toFloat(m[2]), step: this._lastStep, total: null, line: number, offset: offset, time: null,
+          text: E.headOf(E.pyStrip(E.unwrap(text).text), 240),
+        });
+      }
+    }
+    return true;
+  };
+
+  // --- hangs.py ---------------------------------------------------------------------------
+
+  var STACK_HINTS = ["most recent call first", "Thread "].map(function (h) { return new TextEncoder().encode(h); });
+  var MAX_FRAMES = 64;
+  var MAX_THREADS = 16;
+  var MAX_RANKS = 1024;
+  var FAULTHANDLER_THREAD = /^(?:(?:Current thread|Thread) 0x[0-9a-fA-F]+ (?:\[[^\]]*\] )?\(most recent call first\):|Stack \(most recent call first\):)$/;
+  var FAULTHANDLER_FRAME = /^File "([^"]+)", line (\d+) in (\S+)$/;
+  var PYSPY_THREAD = /^Thread (?:0x[0-9A-Fa-f]+|\d+)(?: \([a-z+]+\))?(?:: "([^"]*)")?$/;
+  var PYSPY_FRAME = /^(\S.*?) \(([^()]+?)(?::(\d+))?\)$/;
+  var STDLIB_DIR = /\/lib\/python\d\.\d+\//;
+  var STDLIB = new Set("threading selectors multiprocessing queue socket subprocess concurrent asyncio contextlib functools ssl signal time runpy".split(" "));
+  var COLLECTIVES = new Set(("all_reduce barrier broadcast all_gather all_gather_into_tensor all_gather_object " +
+    "reduce_scatter reduce_scatter_tensor all_to_all all_to_all_single reduce gather scatter " +
+    "send recv monitored_barrier broadcast_object_list wait").split(" "));
+
+  function Stacks() {
+    this.threads = new Map();
+    this.open = new Map();
+  }
+
+  Stacks.prototype.active = function () { return this.open.size > 0; };
+
+  Stacks.prototype.read = function (rank, body, number, offset, text) {
+    if (rank === null) return false;
+    body = E.pyStrip(body);
+    var thread = this.open.get(rank);
+    if (thread !== undefined) {
+      var frame = frameOf(body, number, offset, text);
+      if (frame !== null) {
+        if (thread.frames.length < MAX_FRAMES) thread.frames.push(frame);
+        return true;
+      }
+      this.open.delete(rank);
+    }
+    var name;
+    var fh = FAULTHANDLER_THREAD.exec(body);
+    var ps = fh === null ? PYSPY_THREAD.exec(body) : null;
+    if (fh === null && ps === null) return false;
+    name = ps !== null && ps[1] !== undefined ? ps[1] : null;
+    var threads = this.threads.get(rank);
+    if (threads === undefined) {
+      if (this.threads.size >= MAX_RANKS) return true;
+      threads = [];
+      this.threads.set(rank, threads);
+    }
+    if (threads.length < MAX_THREADS) {
+      var opened = { name: name, frames: [] };
+      this.open.set(rank, opened);
+      threads.push(opened);
+    }
+    return true;
+  };
+
+  function frameOf(body, number, offset, text) {
+    var m = FAULTHANDLER_FRAME.exec(body);
+    if (m !== null) return { fn: m[3], path: m[1], line: number, offset: offset, text: text };
+    m = PYSPY_FRAME.exec(body);
+    if (m !== null && m[3] !== undefined) return { fn: m[1], path: m[2], line: number, offset: offset, text: text };
+    return null;
+  }
+
+  function modulePath(path) {
+    var folders = ["site-packages/", "dist-packages/"];
+    for (var i = 0; i < folders.length; i++) {
+      var at = path.lastIndexOf(folders[i]);
+      if (at >= 0) return path.slice(at + folders[i].length);
+    }
+    if (STDLIB_DIR.test(path)) return null;
+    var head = path.split("/")[0].replace(/\.py$/, "");
+    return STDLIB.has(head) ? null : path;
+  }
+
+  function mainThread(threads) {
+    for (var i = 0; i < threads.length; i++) if (threads[i].name === "MainThread") return threads[i];
+    for (var j = 0; j < threads.length; j++) {
+      var t = threads[j];
+      if (t.name === null && t.frames.length && t.frames[t.frames.length - 1].fn === "<module>") return t;
+    }
+    return null;
+  }
+
+  function whereOf(thread) {
+    for (var i = 0; i < thread.frames.length; i++) {
+      var path = modulePath(thread.frames[i].path);
+      if (path !== null) {
+        var fn = thread.frames[i].fn;
+        var short = fn.slice(fn.lastIndexOf(".") + 1);
+        return {
+          fn: fn, path: path, frame: thread.frames[i], key: fn + " (" + path + ")",
+          collective: path.startsWith("torch/distributed/") && COLLECTIVES.has(short),
+        };
+      }
+    }
+    return null;
+  }
+
+  function oddOnesOut(stacks) {
+    var ranks = Array.from(stacks.keys()).sort(numeric);
+    var groups = new Map();
+    ranks.forEach(function (r) {
+      var key = stacks.get(r).key;
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(r);
+    });
+    var waiting = ranks.filter(function (r) { return stacks.get(r).collective; });
+    var elsewhere = ranks.filter(function (r) { return !stacks.get(r).collective; });
+    if (waiting.length && elsewhere.length) return [elsewhere, groups];
+    if (groups.size >= 2 && !elsewhere.length) {
+      var sizes = Array.from(groups.values()).map(function (g) { return g.length; }).sort(numeric);
+      if (sizes[0] < sizes[1]) {
+        var smallest = Array.from(groups.values()).find(function (g) { return g.length === sizes[0]; });
+        return [smallest, groups];
+      }
+    }
+    return [[], groups];
+  }
+
+  function oddOnesOutTrend(logs) {
+    var wheres = new Map();
+    logs.forEach(function (log) {
+      log.stacks.threads.forEach(function (threads, rank) {
+        var thread = mainThread(threads);
+        var where = thread !== null && !wheres.has(rank) ? whereOf(thread) : null;
+        if (where !== null) wheres.set(rank, [where, log]);
+      });
+    });
+    var only = new Map();
+    wheres.forEach(function (wl, r) { only.set(r, wl[0]); });
+    var result = oddOnesOut(only);
+    var odd = result[0];
+    if (!odd.length) return null;
+    var found = wheres.get(odd[0]);
+    var f = found[0].frame;
+    var log = found[1];
+    var point = { value: 0.0, step: null, total: null, line: f.line, offset: f.offset, time: null, text: f.text };
+    var first = [];
+    var rest = [];
+    result[1].forEach(function (rs, k) { (rs.indexOf(odd[0]) >= 0 ? first : rest).push([k, rs.slice()]); });
+    return {
+      kind: "stall", metric: "stacks", file: log.file, fileIndex: log.fileIndex, rank: odd[0], point: point,
+      before: null, after: null, recoveredAfter: null, ranks: odd.slice(), series: [], entry: null,
+      groups: first.concat(rest),
+    };
+  }
 
   // --- trends.py ---------------------------------------------------------------------------
 
@@ -311,7 +506,7 @@
     var t = {
       kind: kind, metric: s.metric, file: log.file, fileIndex: log.fileIndex, rank: s.rank,
       point: points[i], before: null, after: null, recoveredAfter: null, ranks: [],
-      series: around(points, i), entry: null,
+      series: around(points, i), entry: null, groups: [],
     };
     Object.keys(more || {}).forEach(function (k) { t[k] = more[k]; });
     return t;
@@ -417,7 +612,7 @@
   }
 
   function slowdown(log, s) {
-    if (s.metric !== "iter_ms") return null;
+    if (s.metric !== "iter_ms" && s.metric !== "rank_ms") return null;
     var points = s.points.filter(function (p) { return isFinite(p.value) && p.value > 0; });
     var v = values(points);
     if (points.length < WARMUP + 3 * WINDOW) return levelShift(log, s, points, v);
@@ -578,15 +773,15 @@
     var kept = new Map();
     var ranks = new Map();
     var rise = new Map();
-    trends.forEach(function (t) {
-      var key = t.kind + "\u0000" + t.metric.split("/")[0];
+    trends.forEach(function (t, i) {
+      var key = t.kind + "\u0000" + (t.kind === "slowdown" ? "" : t.metric.split("/")[0]);
       if (!kept.has(key)) kept.set(key, t);
       if (!ranks.has(key)) ranks.set(key, new Set());
       if (t.rank !== null) {
         ranks.get(key).add(t.rank);
         if (t.kind === "slowdown" && t.before && t.after) {
           if (!rise.has(key)) rise.set(key, []);
-          rise.get(key).push([t.after / t.before, t.rank]);
+          rise.get(key).push([t.after / t.before, t.rank, -i]);
         }
       }
       t.ranks.forEach(function (r) { ranks.get(key).add(r); });
@@ -595,8 +790,13 @@
     kept.forEach(function (t, key) {
       var rank = t.rank;
       if (rise.has(key) && rise.get(key).length >= 2) {
-        var ordered = rise.get(key).slice().sort(function (a, b) { return b[0] - a[0] || b[1] - a[1]; });
-        rank = ordered[0][0] >= SLOW_RATIO * ordered[1][0] ? ordered[0][1] : null;
+        var ordered = rise.get(key).slice().sort(function (a, b) { return b[0] - a[0] || b[1] - a[1] || b[2] - a[2]; });
+        if (ordered[0][0] >= SLOW_RATIO * ordered[1][0]) {
+          t = trends[-ordered[0][2]];
+          rank = ordered[0][1];
+        } else {
+          rank = null;
+        }
       }
       var copy = Object.assign({}, t);
       copy.rank = rank;
@@ -619,9 +819,13 @@
       });
       found = found.concat(stalls(log, lastLines[i]));
     });
-    var keyed = found.map(function (t, i) { return [TREND_KINDS.indexOf(t.kind), when(t), i, t]; });
-    keyed.sort(function (a, b) { return a[0] - b[0] || compareTuples(a[1], b[1]) || a[2] - b[2]; });
-    return merged(keyed.map(function (k) { return k[3]; }));
+    var hang = oddOnesOutTrend(logs);
+    if (hang !== null) found.push(hang);
+    var keyed = found.map(function (t, i) {
+      return [TREND_KINDS.indexOf(t.kind), t.metric !== "stacks" ? 1 : 0, when(t), i, t];
+    });
+    keyed.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1] || compareTuples(a[2], b[2]) || a[3] - b[3]; });
+    return merged(keyed.map(function (k) { return k[4]; }));
   }
 
   // --- trend_findings.py ---------------------------------------------------------------------
@@ -635,7 +839,7 @@
   }
 
   function firstRankOf(t) {
-    if (t.kind === "stall" && t.metric === "steps") return t.ranks[0];
+    if (t.kind === "stall" && (t.metric === "steps" || t.metric === "stacks")) return t.ranks[0];
     if (t.ranks.length >= 2 && (t.kind === "non-finite" || t.kind === "slowdown")) return t.rank;
     return null;
   }
@@ -653,21 +857,25 @@
     if (!trends.length) return diagnosis;
     trends.forEach(function (t) { t.entry = entryFor(index, t); });
     diagnosis.trends = trends;
-    var roots = diagnosis.findings.some(function (f) { return f.role === "root-cause"; });
-    var strong = diagnosis.unrecognized.some(function (u) { return E.STRONG.has(u.kind); });
-    if (roots || strong) return diagnosis;
+    if (diagnosis.unrecognized.some(function (u) { return E.STRONG.has(u.kind); })) return diagnosis;
+    var roots = new Set(diagnosis.findings.filter(function (f) { return f.role === "root-cause"; }).map(function (f) { return f.id; }));
     for (var i = 0; i < trends.length; i++) {
       var t = trends[i];
       if (t.entry === null) continue;
-      var hit = hitOfTrend(t);
       var rank = firstRankOf(t);
+      var declared = index.entries[t.entry].collateral;
+      if (roots.size && (rank === null || !Array.from(roots).every(function (r) { return declared.indexOf(r) >= 0; }))) continue;
+      var hit = hitOfTrend(t);
       var ranks = t.ranks.length ? t.ranks.slice() : t.rank !== null ? [t.rank] : [];
       var root = {
         id: t.entry, entry: index.entries[t.entry], role: "root-cause", count: 1, ranks: ranks,
         rankCounts: ranks.length ? ranks.map(function (r) { return [r, 1]; }) : [[null, 1]],
         first: hit, streams: [hit], firstLines: [], contextLines: 0, causedBy: [], fromTrend: true,
       };
-      diagnosis.findings = [root].concat(diagnosis.findings.filter(function (f) { return f.id !== t.entry; }));
+      var entryId = t.entry;
+      diagnosis.findings = [root].concat(diagnosis.findings.filter(function (f) { return f.id !== entryId; }).map(function (f) {
+        return roots.has(f.id) ? Object.assign({}, f, { role: "collateral", causedBy: [entryId] }) : f;
+      }));
       diagnosis.unrecognized = [];
       if (rank !== null) {
         diagnosis.firstFailedRank = rank;
@@ -691,7 +899,7 @@
   var METRIC_WORDS = {
     loss: "the loss", eval_loss: "the evaluation loss", grad_norm: "the grad norm",
     loss_scale: "the fp16 loss scale", iter_ms: "the time per iteration", progress: "progress",
-    steps: "progress",
+    steps: "progress", stacks: "the stack dumps", rank_ms: "a rank's own compute time (Megatron's timers)",
   };
   var KIND_TITLES = {
     "non-finite": "non-finite values", "loss-scale-collapse": "fp16 loss-scale collapse",
@@ -721,7 +929,8 @@
       return what + " fell from " + number(t.before) + " to " + number(t.after) + atStep(t);
     }
     if (t.kind === "spike") {
-      var back = t.recoveredAfter !== null ? "; back " + t.recoveredAfter + " steps later" : "; not back by the end of the log";
+      var unit = t.point.step !== null ? "steps" : "progress lines";
+      var back = t.recoveredAfter !== null ? "; back " + t.recoveredAfter + " " + unit + " later" : "; not back by the end of the log";
       return what + " jumped from about " + number(t.before) + " to " + number(t.after) + atStep(t) + back;
     }
     if (t.kind === "divergence") {
@@ -732,10 +941,25 @@
       var who = t.rank !== null && t.ranks.length >= 2 ? " on rank " + t.rank : "";
       return what + " rose from " + number(t.before) + " ms to " + number(t.after) + " ms (+" + rise + "%)" + atStep(t) + who + ", and stayed up";
     }
+    if (t.metric === "stacks") return stacksSay(t);
     if (t.metric === "steps") {
       return "rank " + t.rank + " stopped at step " + number(t.before) + " while the other ranks went on to step " + number(t.after);
     }
     return "progress stopped" + atStep(t) + ": the log goes on " + number(t.after) + " s after the last progress line (they came every " + number(t.before) + " s)";
+  }
+
+  function rankList(ranks) {
+    return (ranks.length === 1 ? "rank " : "ranks ") + ranks.join(", ");
+  }
+
+  function stacksSay(t) {
+    var first = t.groups[0];
+    var said = rankList(first[1]) + (first[1].length === 1 ? " waits" : " wait") + " in " + first[0];
+    var rest = t.groups.slice(1);
+    if (rest.length) {
+      said += "; the others wait for it: " + rest.map(function (g) { return rankList(g[1]) + " in " + g[0]; }).join("; ");
+    }
+    return said;
   }
 
   function sparkline(t) {
@@ -759,13 +983,15 @@
 
   function trendData(t) {
     var p = t.point;
-    return {
+    var out = {
       kind: t.kind, entry: t.entry, metric: t.metric.split("/")[0], says: trendSays(t), file: t.file,
       line: p.line, rank: t.rank, ranks: t.ranks.slice(), step: p.step, time: p.time ? p.time.text : null,
       text: p.text, before: jsonNumber(t.before), after: jsonNumber(t.after),
       recovered_after: t.recoveredAfter,
       series: t.series.map(function (sv) { return [sv[0], jsonNumber(sv[1])]; }),
     };
+    if (t.groups.length) out.stacks = t.groups.map(function (g) { return { where: g[0], ranks: g[1].slice() }; });
+    return out;
   }
 
   E.readProgress = readProgress;

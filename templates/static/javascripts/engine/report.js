@@ -93,7 +93,7 @@
   }
 
   function confidence(f) {
-    if (f.fromTrend) return "medium (from the numbers in progress lines)";
+    if (f.fromTrend) return "medium (read from progress lines or stack dumps; no line states an error)";
     if (f.contextLines) return "high (with " + plural(f.contextLines, "supporting line") + ")";
     return "medium (defining lines only)";
   }
