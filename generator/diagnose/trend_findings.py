@@ -37,6 +37,8 @@ def first_rank_of(t: Trend) -> int | None:
         return t.ranks[0]
     if len(t.ranks) >= 2 and t.kind in ("non-finite", "slowdown"):
         return t.rank
+    if t.kind == "slowdown" and t.metric.startswith("rank_ms"):
+        return t.rank  # a rank's own compute time rose: its timers are Megatron's, per rank
     return None
 
 
@@ -64,8 +66,9 @@ def with_trends(diagnosis: Diagnosis, trends: Sequence[Trend], index: SignatureI
             continue
         hit = hit_of(t)
         ranks = t.ranks or ((t.rank,) if t.rank is not None else ())
+        # One line, the one the numbers turned on; `ranks` are every rank that shows it.
         root = Finding(entry_id, index.entries[entry_id], "root-cause", 1, ranks,
-                       tuple((r, 1) for r in ranks) or ((None, 1),), hit, 0, (), True)  # fmt: skip
+                       ((hit.rank, 1),), hit, 0, (), True)  # fmt: skip
         others = tuple(
             replace(f, role="collateral", caused_by=(entry_id,)) if f.id in roots else f
             for f in diagnosis.findings

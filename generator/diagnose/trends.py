@@ -13,8 +13,8 @@ Each kind names the entry that declares it in `codes.progress`:
   `MIN_BEFORE`), and at least
   `SPIKE_MADS` median absolute deviations above it, so a noisy fine-tuning loss is no spike;
   recovered when a later value is back within `BACK_RATIO` (or 3 deviations) of that median;
-- `divergence`: the loss does not come back: after a spike, the last `WINDOW` values stay above
-  the middle of the jump; or the median of the last `WINDOW` values is `DIVERGE_RATIO` times the
+- `divergence`: the loss does not come back: after a spike, the median of the last `WINDOW`
+  values stays above the middle of the jump, or at `DIVERGE_RATIO` times the level before it; or the median of the last `WINDOW` values is `DIVERGE_RATIO` times the
   lowest median of any earlier `WINDOW` values;
 - `slowdown`: the time per iteration goes up and stays up: the median of the last `WINDOW`
   values is `SLOW_RATIO` times that of the first `WINDOW` after `WARMUP`, and the second
@@ -168,9 +168,9 @@ def _loss_trends(log: LogProgress, s: Series) -> list[Trend]:
             found.append(_trend("spike", log, s, points, i, before=base, after=x,
                                 recovered_after=steps))  # fmt: skip
             break
-        tail = [p.value for p in later[-WINDOW:]]
-        if len(later) >= WINDOW and _median(tail) >= base + (x - base) / 2:
-            found.append(_trend("divergence", log, s, points, i, before=base, after=_median(tail)))
+        tail = _median([p.value for p in later[-WINDOW:]]) if later else 0.0
+        if len(later) >= WINDOW and (tail >= base + (x - base) / 2 or tail >= DIVERGE_RATIO * base):
+            found.append(_trend("divergence", log, s, points, i, before=base, after=tail))
         else:
             found.append(_trend("spike", log, s, points, i, before=base, after=x))
         return found

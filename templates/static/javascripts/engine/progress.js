@@ -579,9 +579,9 @@
         }));
         break;
       }
-      var tail = values(later.slice(-WINDOW));
-      if (later.length >= WINDOW && median(tail) >= base + (x - base) / 2) {
-        found.push(trend("divergence", log, s, points, i, { before: base, after: median(tail) }));
+      var tail = later.length ? median(values(later.slice(-WINDOW))) : 0.0;
+      if (later.length >= WINDOW && (tail >= base + (x - base) / 2 || tail >= DIVERGE_RATIO * base)) {
+        found.push(trend("divergence", log, s, points, i, { before: base, after: tail }));
       } else {
         found.push(trend("spike", log, s, points, i, { before: base, after: x }));
       }
@@ -841,6 +841,7 @@
   function firstRankOf(t) {
     if (t.kind === "stall" && (t.metric === "steps" || t.metric === "stacks")) return t.ranks[0];
     if (t.ranks.length >= 2 && (t.kind === "non-finite" || t.kind === "slowdown")) return t.rank;
+    if (t.kind === "slowdown" && t.metric.indexOf("rank_ms") === 0) return t.rank;
     return null;
   }
 
@@ -866,11 +867,14 @@
       var declared = index.entries[t.entry].collateral;
       if (roots.size && (rank === null || !Array.from(roots).every(function (r) { return declared.indexOf(r) >= 0; }))) continue;
       var hit = hitOfTrend(t);
+      // The timeline by rank reads a finding's first lines as triage keeps them.
+      var firstLines = new E.Earliest();
+      firstLines.add(hit, hit);
       var ranks = t.ranks.length ? t.ranks.slice() : t.rank !== null ? [t.rank] : [];
       var root = {
         id: t.entry, entry: index.entries[t.entry], role: "root-cause", count: 1, ranks: ranks,
-        rankCounts: ranks.length ? ranks.map(function (r) { return [r, 1]; }) : [[null, 1]],
-        first: hit, streams: [hit], firstLines: [], contextLines: 0, causedBy: [], fromTrend: true,
+        rankCounts: [[hit.rank, 1]],
+        first: hit, streams: [hit], firstLines: firstLines, contextLines: 0, causedBy: [], fromTrend: true,
       };
       var entryId = t.entry;
       diagnosis.findings = [root].concat(diagnosis.findings.filter(function (f) { return f.id !== entryId; }).map(function (f) {
