@@ -95,7 +95,7 @@ LAB_VENV := .lab-venv-$(TORCH)
 $(LAB_VENV)/.installed:
 	$(PYTHON) -m venv $(LAB_VENV)
 	$(LAB_VENV)/bin/python -m pip install -q --upgrade pip
-	$(LAB_VENV)/bin/python -m pip install -q torch==$(TORCH) numpy tokenizers==$(TOKENIZERS)
+	$(LAB_VENV)/bin/python -m pip install -q torch==$(TORCH) numpy tokenizers==$(TOKENIZERS) py-spy
 	$(LAB_VENV)/bin/python -m pip install -q -e .
 	touch $@
 
