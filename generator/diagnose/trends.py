@@ -10,12 +10,14 @@ Each kind names the entry that declares it in `codes.progress`:
   Megatron's default minimum; a bf16 run's constant 1.0 is no fall), or ends `PERSIST * 2`
   halvings in a row below `SCALE_LOW`;
 - `spike`: a loss `SPIKE_RATIO` above the median of the `WINDOW` values before it (at least
-  `MIN_BEFORE`), and at least
-  `SPIKE_MADS` median absolute deviations above it, so a noisy fine-tuning loss is no spike;
-  recovered when a later value is back within `BACK_RATIO` (or 3 deviations) of that median;
+  `MIN_BEFORE` of them), and at least `SPIKE_MADS` median absolute deviations above it, so a
+  noisy fine-tuning loss is no spike; recovered when a later value is back within `BACK_RATIO`
+  (or 3 deviations) of that median;
 - `divergence`: the loss does not come back: after a spike, the median of the last `WINDOW`
-  values stays above the middle of the jump, or at `DIVERGE_RATIO` times the level before it; or the median of the last `WINDOW` values is `DIVERGE_RATIO` times the
-  lowest median of any earlier `WINDOW` values;
+  values stays above the middle of the jump, or at `DIVERGE_RATIO` times the level before it;
+  or the last `PERSIST + 2` values or more each rise and end `RISE_RATIO` times the first; or
+  the median of the last `WINDOW` values is `DIVERGE_RATIO` times the lowest median of any
+  earlier `WINDOW` values;
 - `slowdown`: the time per iteration goes up and stays up: the median of the last `WINDOW`
   values is `SLOW_RATIO` times that of the first `WINDOW` after `WARMUP`, and the second
   fastest of the last is slower than the second slowest of the first (the change is no
