@@ -328,3 +328,38 @@ def test_a_log_of_many_ranks_sends_the_page_only_the_timeline_it_shows(
     assert rows[0].startswith("rank 0") and rows[127].startswith("rank 127")
     assert page.locator("[data-dx-ranks] .tw-dx-dot").count() == 128
     assert page.errors == []
+
+
+def test_a_run_that_printed_no_error_shows_what_its_numbers_show_as_a_chart_per_rank(
+    site_dir: tuple[Path, str],
+    page,  # type: ignore[no-untyped-def]
+) -> None:
+    # The lab's rank 1 gets a NaN at iteration 40; rank 0's loss follows a step later.
+    site, url = site_dir
+    log = (REPO / "corpus" / "lab" / "2.13.0" / "nan-at-step-one-rank.log").read_bytes()
+    expected = python_result(site_index(site), [("pasted log", log)])["json"]
+    [trend] = expected["trends"]
+    open_diagnose(page, url)
+    page.fill("#tw-dx-log", log.decode())
+    page.click("[data-dx-run]")
+    page.wait_for_selector("[data-dx-trends]:not([hidden]) .tw-dx-chart")
+    shown = page.eval_on_selector(
+        "[data-dx-trends]",
+        """s => ({
+          says: [...s.querySelectorAll('[data-dx-says]')].map(n => n.textContent),
+          ranks: [...s.querySelectorAll('polyline')].map(p => p.getAttribute('data-rank')),
+          marks: [...s.querySelectorAll('[data-dx-mark]')].map(m => m.getAttribute('data-dx-mark')),
+          label: s.querySelector('svg').getAttribute('aria-label'),
+          entry: s.querySelector('a').textContent,
+        })""",
+    )
+    assert shown == {
+        "says": [trend["says"]],
+        "ranks": ["0", "1"],
+        "marks": ["40"],
+        "label": f"non-finite values: loss by 2 ranks, {trend['says']}",
+        "entry": "Read the entry: "
+        "Loss becomes NaN or Inf during training (found NaN in local forward loss calculation)",
+    }
+    assert trend["says"] == "the loss became nan at step 40 (it was 0.0113 before)"
+    assert page.text_content("[data-dx-first-rank]") == "First failed rank: 1"

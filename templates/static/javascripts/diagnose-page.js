@@ -247,6 +247,102 @@
       return node;
     }
 
+    // --- what the numbers show: a chart per trend, inline SVG built node by node ----------------
+
+    var SVG = "http://www.w3.org/2000/svg";
+    var CHART_W = 480;
+    var CHART_H = 120;
+    var PAD = 6;
+
+    function svg(tag, attrs) {
+      var node = document.createElementNS(SVG, tag);
+      Object.keys(attrs).forEach(function (k) { node.setAttribute(k, String(attrs[k])); });
+      return node;
+    }
+
+    // The trend's metric, one line per rank, the point where the numbers turned marked with a
+    // vertical line; a non-finite value sits on the top edge, drawn as a cross.
+    function chart(t) {
+      var c = t.chart;
+      var xs = [];
+      var ys = [];
+      c.curves.forEach(function (curve) {
+        curve.points.forEach(function (p) {
+          xs.push(p.x);
+          if (typeof p.y === "number") ys.push(p.y);
+        });
+      });
+      if (!xs.length) return null;
+      var x0 = Math.min.apply(null, xs);
+      var x1 = Math.max.apply(null, xs);
+      var y0 = ys.length ? Math.min.apply(null, ys) : 0;
+      var y1 = ys.length ? Math.max.apply(null, ys) : 1;
+      function sx(x) { return PAD + (x1 === x0 ? 0.5 : (x - x0) / (x1 - x0)) * (CHART_W - 2 * PAD); }
+      function sy(y) {
+        if (typeof y !== "number") return PAD;
+        return CHART_H - PAD - (y1 === y0 ? 0.5 : (y - y0) / (y1 - y0)) * (CHART_H - 2 * PAD);
+      }
+      var label = t.title + ": " + c.metric.replace("_", " ") + " by " +
+        (c.curves.length === 1 ? "line" : c.curves.length + " ranks") + ", " + t.says;
+      var drawing = svg("svg", { class: "tw-dx-chart", viewBox: "0 0 " + CHART_W + " " + CHART_H, role: "img" });
+      drawing.setAttribute("aria-label", label);
+      drawing.setAttribute("data-dx-chart", c.metric);
+      var title = svg("title", {});
+      title.textContent = label;
+      drawing.appendChild(title);
+      c.curves.forEach(function (curve, i) {
+        var coords = curve.points.map(function (p) { return sx(p.x).toFixed(1) + "," + sy(p.y).toFixed(1); });
+        var line = svg("polyline", { points: coords.join(" "), class: "tw-dx-curve tw-dx-curve-" + (i % 4), fill: "none" });
+        line.setAttribute("data-rank", curve.rank === null ? "" : String(curve.rank));
+        drawing.appendChild(line);
+        curve.points.forEach(function (p) {
+          if (typeof p.y !== "number") {
+            drawing.appendChild(svg("path", {
+              d: "M" + (sx(p.x) - 2) + "," + (PAD - 2) + "l4,4m0,-4l-4,4", class: "tw-dx-nonfinite",
+            }));
+          }
+          if (p.mark) {
+            var mark = svg("line", { x1: sx(p.x), x2: sx(p.x), y1: 0, y2: CHART_H, class: "tw-dx-mark" });
+            mark.setAttribute("data-dx-mark", String(p.x));
+            drawing.appendChild(mark);
+          }
+        });
+      });
+      return drawing;
+    }
+
+    function trendItem(t) {
+      var item = el("li", "tw-dx-trend");
+      item.setAttribute("data-kind", t.kind);
+      var head = el("p", "tw-dx-trend-head");
+      head.appendChild(el("strong", null, t.title.charAt(0).toUpperCase() + t.title.slice(1) + ": "));
+      var says = el("span", null, t.says);
+      says.setAttribute("data-dx-says", "");
+      head.appendChild(says);
+      item.appendChild(head);
+      item.appendChild(
+        el("p", "tw-muted", t.file + ", line " + t.line + (t.rank !== null ? ", rank " + t.rank : "") + (t.time ? ", " + t.time : ""))
+      );
+      var line = el("pre", "tw-dx-line");
+      line.appendChild(el("code", null, t.text));
+      item.appendChild(line);
+      var drawn = t.chart ? chart(t) : null;
+      if (drawn) item.appendChild(drawn);
+      if (t.path) {
+        var more = el("p");
+        more.appendChild(link(t.path, "Read the entry: " + t.entryTitle));
+        item.appendChild(more);
+      }
+      return item;
+    }
+
+    function trends(result) {
+      var list = $(root, "trends-list");
+      clear(list);
+      result.trends.forEach(function (t) { list.appendChild(trendItem(t)); });
+      $(root, "trends").hidden = !result.trends.length;
+    }
+
     function timeline(result) {
       var section = $(root, "timeline");
       var list = $(root, "ranks");
@@ -384,6 +480,8 @@
       $(root, "collateral-summary").textContent =
         "Collateral: " + collateral.length + " more failure" + (collateral.length === 1 ? "" : "s") +
         " caused by the root cause";
+
+      trends(result);
 
       var harmless = result.findings.filter(function (f) { return f.role === "not-the-cause"; });
       var harmlessList = $(root, "harmless-list");

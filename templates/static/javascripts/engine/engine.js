@@ -339,7 +339,10 @@
     }
     var diagnosis = E.withTrends(E.triage(tally), E.trendsIn(readers, endings), index);
     diagnosis = await withCulprit(withEnding(diagnosis, endings), logs);
-    return { diagnosis: diagnosis, stats: stats, problems: problems, hosts: tally.hosts };
+    return {
+      diagnosis: diagnosis, stats: stats, problems: problems, hosts: tally.hosts,
+      progress: readers.map(function (r) { return r.log; }),
+    };
   }
 
   // What a log keeps of its end as it is read (context.py's Tail): the line it ends with.

@@ -756,6 +756,7 @@
 
   E.TEXT_CHARS = TEXT_CHARS;
   E.hitOf = hitOf;
+  E.Earliest = Earliest;
   E.Tally = Tally;
   E.triage = triage;
   E.earliestFirst = earliestFirst;

@@ -34,6 +34,56 @@ importScripts("pattern.js", "paste.js", "lineinfo.js", "index.js", "evidence.js"
     return ready;
   }
 
+  // The curves a trend's chart draws: its metric's series, one per rank, from the log the
+  // trend was read in, each cut to CHART_POINTS evenly spaced values (a string stands for a
+  // non-finite value, as in the JSON), with the point where the numbers turned marked.
+  var CHART_POINTS = 120;
+  var CHARTED = new Set(["loss", "eval_loss", "grad_norm", "loss_scale", "iter_ms", "rank_ms"]);
+
+  function chartOf(t, progress) {
+    var metric = t.metric.split("/")[0];
+    var log = progress[t.fileIndex];
+    if (!CHARTED.has(metric) || !log) return null;
+    var curves = [];
+    log.series.forEach(function (s, key) {
+      var name = key.slice(key.indexOf("\u0000") + 1);
+      if (s.metric !== metric || (t.metric.indexOf("/") >= 0 && name !== t.metric)) return;
+      var points = s.points;
+      var step = Math.max(1, Math.ceil(points.length / CHART_POINTS));
+      var kept = points.filter(function (_, i) { return i % step === 0 || points[i] === t.point; });
+      curves.push({
+        rank: s.rank,
+        points: kept.map(function (p) {
+          return { x: p.step !== null ? p.step : p.line, y: isFinite(p.value) ? p.value : String(p.value), mark: p.line === t.point.line };
+        }),
+      });
+    });
+    curves.sort(function (a, b) { return (a.rank === null ? -1 : a.rank) - (b.rank === null ? -1 : b.rank); });
+    return curves.length ? { metric: metric, curves: curves.slice(0, 16) } : null;
+  }
+
+  function trendsOf(d, progress, entries) {
+    return (d.trends || []).map(function (t) {
+      var entry = t.entry ? entries[t.entry] : null;
+      return {
+        kind: t.kind,
+        title: E.KIND_TITLES[t.kind],
+        says: E.trendSays(t),
+        entry: t.entry,
+        entryTitle: entry ? entry.title : null,
+        path: entry ? entry.path : null,
+        file: t.file,
+        line: t.point.line,
+        rank: t.rank,
+        time: t.point.time ? t.point.time.text : null,
+        text: t.point.text,
+        sparkline: E.sparkline(t),
+        stacks: t.groups.map(function (g) { return { where: g[0], ranks: g[1] }; }),
+        chart: chartOf(t, progress),
+      };
+    });
+  }
+
   function plainHit(hit) {
     return hit === null
       ? null
@@ -110,6 +160,7 @@ importScripts("pattern.js", "paste.js", "lineinfo.js", "index.js", "evidence.js"
       // code (culprit.js), in the words the command line uses.
       culprit: d.culprit ? E.culpritSays(d.culprit) : null,
       timeline: timelineOf(d),
+      trends: trendsOf(d, run.progress, compiled.index.entries),
       findings: d.findings.map(function (f, i) {
         return {
           id: f.id,
