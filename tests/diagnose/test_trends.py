@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 
 import pytest
+import yaml
 
 from generator.diagnose.engine import LogBytes, diagnose_logs, log_trends
 from generator.diagnose.index import SignatureIndex
@@ -166,3 +167,31 @@ def test_a_slow_rank_is_named_by_its_own_compute_time_not_the_time_every_rank_wa
         "a rank's own compute time (Megatron's timers) rose from 12.06 ms to 38.97 ms (+223%) "
         "at step 55 on rank 1, and stayed up"
     )
+
+
+# Each new entry's example is a real log the kind was tuned on (BigScience's chronicles):
+# (entry, kind, step, what the report says).
+CHRONICLES = [
+    ("loss-spike", "spike", 31219,
+     "the loss jumped from about 2.242 to 5.098 at step 31219; back 31 steps later"),
+    ("loss-divergence", "divergence", 6910,
+     "the loss climbed from about 6.366 to 10.24 at step 6910 and stayed up"),
+    ("training-slowdown-straggler", "slowdown", 42783,
+     "the time per iteration rose from 105170 ms to 110655 ms (+5%) at step 42783, and stayed up"),
+    ("training-stall-no-progress", "stall", 45000,
+     "progress stopped at step 45000: the log goes on 7207 s after the last progress line "
+     "(they came every 111 s)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CHRONICLES, ids=[c[0] for c in CHRONICLES])
+def test_each_kind_is_found_on_the_real_log_its_entry_shows(
+    case: tuple[str, str, int, str], index: SignatureIndex
+) -> None:
+    entry_id, kind, step, says = case
+    [path] = (REPO / "entries").glob(f"*/{entry_id}.yaml")
+    log = yaml.safe_load(path.read_text())["examples"][0]["log"].encode()
+    [t] = log_trends(LogBytes(entry_id, log))
+    assert (t.kind, t.point.step, trend_data(t, entry_id)["says"]) == (kind, step, says)
+    root = diagnose_logs(index, [LogBytes(entry_id, log)])
+    assert [f.id for f in root.diagnosis.root_causes] == [entry_id]
