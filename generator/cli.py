@@ -364,6 +364,7 @@ def _diagnose(args: argparse.Namespace) -> int:
     from generator.diagnose.context import END_BYTES, TAIL_BYTES, Tail, read_lines
     from generator.diagnose.ending import with_ending
     from generator.diagnose.engine import LinesOf, with_culprit
+    from generator.diagnose.exception_line import with_exception_line
     from generator.diagnose.inputs import InputError, NotALog, OpenLog, rereadable, resolve_inputs
     from generator.diagnose.lineinfo import rank_from_path
     from generator.diagnose.prefilter_cache import cached_prefilter
@@ -457,7 +458,8 @@ def _diagnose(args: argparse.Namespace) -> int:
 
     endings = [(n, inputs[n].name, tail.last_line()) for n, tail in tails.items()]
     diagnosis = with_trends(triage(tally), trends_in(readers, endings), index)
-    diagnosis = with_culprit(with_ending(diagnosis, endings), reopen)
+    diagnosis = with_exception_line(with_ending(diagnosis, endings), reopen)
+    diagnosis = with_culprit(diagnosis, reopen)
     explicit = {log.name for log in inputs if log.explicit}
     errors = [p for p in problems if p.kind == "read" or p.file in explicit]
     notes += [f"{p.file}: {p.message}; skipped" for p in problems if p not in errors]

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from generator.diagnose.context import END_BYTES, Tail, decoded, read_lines, wanted_lines
 from generator.diagnose.culprit import LINE_BYTES, LINES_BEFORE, culprit_of
 from generator.diagnose.ending import with_ending
+from generator.diagnose.exception_line import with_exception_line
 from generator.diagnose.index import SignatureIndex
 from generator.diagnose.lineinfo import rank_from_path
 from generator.diagnose.progress import ProgressReader
@@ -113,4 +114,4 @@ def diagnose_logs(
     def reopen(i: int) -> LinesOf:
         return lambda wanted, max_bytes: read_lines(io.BytesIO(logs[i].raw).read, wanted, max_bytes)
 
-    return replace(run, diagnosis=with_culprit(run.diagnosis, reopen))
+    return replace(run, diagnosis=with_culprit(with_exception_line(run.diagnosis, reopen), reopen))

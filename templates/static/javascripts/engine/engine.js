@@ -338,7 +338,7 @@
       endings.push([i, log.name, tail.lastLine()]);
     }
     var diagnosis = E.withTrends(E.triage(tally), E.trendsIn(readers, endings), index);
-    diagnosis = await withCulprit(withEnding(diagnosis, endings), logs);
+    diagnosis = await withCulprit(await withExceptionLine(withEnding(diagnosis, endings), logs), logs);
     return {
       diagnosis: diagnosis, stats: stats, problems: problems, hosts: tally.hosts,
       progress: readers.map(function (r) { return r.log; }),
@@ -434,6 +434,66 @@
     var root = diagnosis.findings.find(function (f) { return f.role === "root-cause"; });
     if (root) return root.first;
     return diagnosis.unrecognized.length ? diagnosis.unrecognized[0].hit : null;
+  }
+
+  // exception_line.py: the typed exception line that the line a report puts first stands for
+  // (a `raise X('message')` source line, or the bare message pasted above its traceback), when
+  // the same stream goes on to it within LOOK_AHEAD lines.
+  var LOOK_AHEAD = 64;
+  var EXCEPTION_LINE_BYTES = 4096;
+  var MIN_MESSAGE = 16;
+  var RAISE_MESSAGE = /^raise[ \t\n\r\f\v]+[A-Za-z0-9_.]+\([ \t\n\r\f\v]*[rbu]?(['"])(.{8,}?)\1/;
+  var TYPED = /^(?:[A-Za-z_][A-Za-z0-9_.]*)?(?:Error|Exception|Exit|Interrupt|Fault)[A-Za-z0-9_]*: (.+)$/;
+
+  function messageOf(body) {
+    var text = E.pyStrip(body);
+    var m = RAISE_MESSAGE.exec(text);
+    if (m !== null) return m[2];
+    if (TYPED.test(text) || Array.from(text).length < MIN_MESSAGE || text.startsWith("raise ")) return null;
+    return text;
+  }
+
+  function messageOfLine(text) {
+    var head = E.headOf(text, E.HEAD_CHARS);
+    var read = E.readLineBody(head);
+    return [read[0].prefixRank, messageOf(E.bodyOf(read[1]) + text.slice(head.length))];
+  }
+
+  async function withExceptionLine(diagnosis, logs) {
+    var hit = explainedHit(diagnosis);
+    if (hit === null) return diagnosis;
+    var own = messageOfLine(hit.text);
+    if (own[1] === null) return diagnosis;
+    var wanted = new Set();
+    for (var n = hit.line + 1; n <= hit.line + LOOK_AHEAD; n++) wanted.add(n);
+    var found;
+    try {
+      found = await linesOf(logs[hit.fileIndex].source, wanted, EXCEPTION_LINE_BYTES);
+    } catch (exc) {
+      return diagnosis;
+    }
+    var numbers = Array.from(found.keys()).sort(function (a, b) { return a - b; });
+    for (var i = 0; i < numbers.length; i++) {
+      var line = decodedLine(found.get(numbers[i]));
+      var head = E.headOf(line, E.HEAD_CHARS);
+      var read = E.readLineBody(head);
+      if (read[0].prefixRank !== own[0]) continue;
+      var typed = TYPED.exec(E.pyStrip(E.bodyOf(read[1]) + line.slice(head.length)));
+      if (typed === null || typed[1].indexOf(own[1]) < 0) continue;
+      var better = E.hitOf({
+        file: hit.file, fileIndex: hit.fileIndex, line: numbers[i], offset: hit.offset, rank: hit.rank,
+        time: hit.time, host: hit.host, text: E.unwrap(line).text, rankFromLauncher: hit.rankFromLauncher,
+      });
+      diagnosis.findings = diagnosis.findings.map(function (f) {
+        return f.first === hit ? Object.assign({}, f, { first: better }) : f;
+      });
+      diagnosis.unrecognized = diagnosis.unrecognized.map(function (u) {
+        return u.hit === hit ? { kind: u.kind, hit: better } : u;
+      });
+      if (diagnosis.firstFailure === hit) diagnosis.firstFailure = better;
+      return diagnosis;
+    }
+    return diagnosis;
   }
 
   // The diagnosis with the culprit of the line it puts first, read from the lines before that
