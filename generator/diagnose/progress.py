@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from generator.diagnose.context import decoded
-from generator.diagnose.hangs import STACK_HINTS, Stacks
+from generator.diagnose.hangs import MAX_RANKS, STACK_HINTS, Stacks
 from generator.diagnose.lineinfo import HEAD_CHARS, Timestamp, read_line_body
 from generator.diagnose.paste import unwrap
 
@@ -96,6 +96,9 @@ COMPUTE_TIMERS = frozenset({"forward-backward", "forward-compute", "backward-com
 # What a line must hold to be read at all: most lines of a log hold none of these.
 _HINTS = ("oss", "it/s", "s/it", "/step", "OVERFLOW!", "overflow", "elapsed time", "skipped=")
 _RAW_HINTS = tuple(h.encode() for h in _HINTS)
+_WATCHDOG = b"Watchdog caught collective operation timeout"
+_TORCHRUN_PREFIX = re.compile(rb" *\[(?:rank|default)(\d{1,6})\]:", re.ASCII)
+_TIMED_OUT = re.compile(r"OpType=(\w+)", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -246,6 +249,14 @@ class LogProgress:
     # on without progress (trends.py's stall): a few, since one of them usually has a time.
     after: list[tuple[int, bytes]] = field(default_factory=list)
     stacks: Stacks = field(default_factory=Stacks)  # stack dumps of a hang (hangs.py)
+    # The NCCL watchdog's timeouts by rank (the first of each), and every rank a torchrun
+    # prefix names: a rank that printed lines but no timeout of its own is one the others
+    # waited for (trends.py).
+    timeouts: dict[int, Point] = field(default_factory=dict)
+    prefixed: set[int] = field(default_factory=set)
+    timeout_op: str | None = None  # the collective the first timeout names (OpType=)
+    # Each rank's last line before the log's first timeout: what a quiet rank printed last.
+    last_before: dict[int, tuple[int, int, bytes]] = field(default_factory=dict)
 
 
 def _windows(start: int, end: int) -> list[tuple[int, int]]:
@@ -260,6 +271,17 @@ def _windows(start: int, end: int) -> list[tuple[int, int]]:
             parts.append((max(lo, start), min(hi, end)))
         k += 1
     return parts
+
+
+def _prefix_rank(raw: bytes) -> int | None:
+    """The rank a line's torchrun prefix names, read from its bytes; decoded only when the
+    prefix may sit behind a paste's wrapper (`> [rank3]:`)."""
+    m = _TORCHRUN_PREFIX.match(raw)
+    if m is not None:
+        return int(m.group(1))
+    if b"[rank" in raw or b"[default" in raw:
+        return read_line_body(decoded(raw)[:HEAD_CHARS])[0].prefix_rank
+    return None
 
 
 class ProgressReader:
@@ -323,6 +345,15 @@ class ProgressReader:
         after = self.log.after
         if len(after) < AFTER_LINES:
             after.append((number, raw[:HEAD_CHARS]))
+        named = _prefix_rank(raw)
+        own = named if named is not None else self.log.file_rank
+        if named is not None and len(self.log.prefixed) < MAX_RANKS:
+            self.log.prefixed.add(named)
+        if own is not None and not self.log.timeouts and len(self.log.last_before) < MAX_RANKS:
+            self.log.last_before[own] = (number, offset, raw[:HEAD_CHARS])
+        if _WATCHDOG in raw:
+            self._take_timeout(raw, number, offset)
+            return
         if self._timer is not None and self._read_timer(raw, number, offset):
             return
         if _TIMERS in raw:
@@ -387,3 +418,17 @@ class ProgressReader:
                 value = _float(m.group(2))
                 series.add(Point(value, self._last_step, None, number, offset, None, shown))
         return True
+
+    def _take_timeout(self, raw: bytes, number: int, offset: int) -> None:
+        text = decoded(raw)
+        info, _ = read_line_body(text[:HEAD_CHARS])
+        rank = info.prefix_rank if info.prefix_rank is not None else self.log.file_rank
+        if rank is None:
+            rank = info.text_rank
+        if rank is None or rank in self.log.timeouts or len(self.log.timeouts) >= MAX_RANKS:
+            return
+        shown = unwrap(text).text.strip()[:240]
+        op = _TIMED_OUT.search(text)
+        self.log.timeouts[rank] = Point(0.0, None, None, number, offset, info.time, shown)
+        if op is not None and self.log.timeout_op is None:
+            self.log.timeout_op = op.group(1)

@@ -33,7 +33,7 @@ def hit_of(t: Trend) -> Hit:
 
 def first_rank_of(t: Trend) -> int | None:
     """The rank the numbers blame, or None when they cannot tell (one rank printed them)."""
-    if t.kind == "stall" and t.metric in ("steps", "stacks"):
+    if t.kind == "stall" and t.metric in ("steps", "stacks", "watchdog"):
         return t.ranks[0]
     if len(t.ranks) >= 2 and t.kind in ("non-finite", "slowdown"):
         return t.rank
@@ -49,21 +49,23 @@ def entry_for(index: SignatureIndex, t: Trend) -> str | None:
 def with_trends(diagnosis: Diagnosis, trends: Sequence[Trend], index: SignatureIndex) -> Diagnosis:
     if not trends:
         return diagnosis
-    trends = [replace(t, entry=entry_for(index, t)) for t in trends]
-    diagnosis = replace(diagnosis, trends=tuple(trends))
-    if any(u.kind in STRONG for u in diagnosis.unrecognized):
-        return diagnosis
     roots = {f.id for f in diagnosis.root_causes}
+    strong = any(u.kind in STRONG for u in diagnosis.unrecognized)
+    trends = [replace(t, entry=entry_for(index, t)) for t in trends]
+    # Which ranks timed out says something only where nothing else explains the hang.
+    trends = [
+        t for t in trends if t.metric != "watchdog" or (not strong and _yields(roots, t, index))
+    ]
+    if not trends:
+        return diagnosis
+    diagnosis = replace(diagnosis, trends=tuple(trends))
+    if strong:
+        return diagnosis
     for t in trends:
         entry_id = t.entry
-        if entry_id is None:
+        if entry_id is None or not _yields(roots, t, index):
             continue
         rank = first_rank_of(t)
-        # A root cause that the trend's entry declares as its collateral (the watchdog that
-        # ends a hang, the kill that ends it sooner) yields to a trend that names the rank
-        # the others waited for.
-        if roots and (rank is None or not roots <= set(index.entries[entry_id].collateral)):
-            continue
         hit = hit_of(t)
         ranks = t.ranks or ((t.rank,) if t.rank is not None else ())
         # One line, the one the numbers turned on; `ranks` are every rank that shows it.
@@ -82,6 +84,17 @@ def with_trends(diagnosis: Diagnosis, trends: Sequence[Trend], index: SignatureI
             first_failure=replace(hit, rank=rank) if rank is not None else diagnosis.first_failure,
         )
     return diagnosis
+
+
+def _yields(roots: set[str], t: Trend, index: SignatureIndex) -> bool:
+    """Whether the root causes give way to the trend: there are none, or the trend's entry
+    declares them all as its collateral (the watchdog that ends a hang, the kill that ends it
+    sooner) and the trend names the rank the others waited for."""
+    if not roots:
+        return True
+    if t.entry is None or first_rank_of(t) is None:
+        return False
+    return roots <= set(index.entries[t.entry].collateral)
 
 
 def trends_in(

@@ -19,6 +19,7 @@ _METRIC_WORDS = {
     "progress": "progress",
     "steps": "progress",
     "stacks": "the stack dumps",
+    "watchdog": "the NCCL watchdog",
 }
 KIND_TITLES = {
     "non-finite": "non-finite values",
@@ -85,6 +86,14 @@ def trend_says(t: Trend) -> str:
         )
     if t.metric == "stacks":
         return stacks_say(t)
+    if t.metric == "watchdog":
+        (_, quiet), (waited, timed) = t.groups
+        one = len(quiet) == 1
+        return (
+            f"{_rank_list(quiet)} printed no watchdog timeout of {'its' if one else 'their'} own"
+            f" while {_rank_list(timed)} {waited}: the collective waited for "
+            f"{'it' if one else 'them'}"
+        )
     if t.metric == "steps":
         return (
             f"rank {t.rank} stopped at step {number(t.before)} while the other ranks went on "

@@ -41,6 +41,7 @@ from typing import Literal, get_args
 from generator.diagnose.context import decoded
 from generator.diagnose.hangs import Where, main_thread, odd_ones_out, where_of
 from generator.diagnose.lineinfo import Timestamp, read_line
+from generator.diagnose.paste import unwrap
 from generator.diagnose.progress import LogProgress, Point, Series
 
 TrendKind = Literal["non-finite", "loss-scale-collapse", "stall", "divergence", "spike", "slowdown"]
@@ -349,13 +350,44 @@ def trends_of(
                     found.append(t)
             found.extend(_loss_trends(log, s))
         found.extend(_stalls(log, last_line))
-    hang = _odd_ones_out(logs)
-    if hang is not None:
-        found.append(hang)
+    for hang in (_odd_ones_out(logs), _no_timeout_of_their_own(logs)):
+        if hang is not None:
+            found.append(hang)
     order = {k: i for i, k in enumerate(TREND_KINDS)}
     # A hang's stacks name the rank the others wait for: they come before a stall read from
     # the progress lines alone.
-    return _merged(sorted(found, key=lambda t: (order[t.kind], t.metric != "stacks", _when(t))))
+    named = {"stacks": 0, "watchdog": 1}
+    return _merged(sorted(found, key=lambda t: (order[t.kind], named.get(t.metric, 2), _when(t))))
+
+
+def _no_timeout_of_their_own(logs: Sequence[LogProgress]) -> Trend | None:
+    """The ranks that print lines but no NCCL watchdog timeout while most others time out:
+    the collective the others timed out in waited for them. (The watchdog's own `Received a
+    dump signal ... from rank N` names the first rank to time out, a waiting one.)"""
+    timeouts: dict[int, tuple[Point, LogProgress]] = {}
+    seen: set[int] = set()
+    for log in logs:
+        seen |= log.prefixed
+        if log.file_rank is not None and log.lines > 1:
+            seen.add(log.file_rank)
+        for rank, point in log.timeouts.items():
+            timeouts.setdefault(rank, (point, log))
+    quiet = sorted(seen - set(timeouts))
+    if len(timeouts) < 2 or not quiet or len(quiet) >= len(timeouts):
+        return None
+    point, log = min(timeouts.values(), key=lambda pl: (pl[1].file_index, pl[0].line))
+    for other in logs:  # the quiet rank's own last line before the timeouts, where it has one
+        if quiet[0] in other.last_before:
+            number, offset, raw = other.last_before[quiet[0]]
+            text = decoded(raw)
+            shown = unwrap(text).text.strip()[:240]
+            point, log = Point(0.0, None, None, number, offset, read_line(text).time, shown), other
+            break
+    op = next((lg.timeout_op for lg in logs if lg.timeout_op), None)
+    waited = f"timed out waiting in {op}" if op else "timed out waiting"
+    groups = (("no watchdog timeout of its own", tuple(quiet)), (waited, tuple(sorted(timeouts))))
+    return Trend("stall", "watchdog", log.file, log.file_index, quiet[0], point, None, None,
+                 ranks=tuple(quiet), groups=groups)  # fmt: skip
 
 
 def _odd_ones_out(logs: Sequence[LogProgress]) -> Trend | None:

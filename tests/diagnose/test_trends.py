@@ -195,3 +195,38 @@ def test_each_kind_is_found_on_the_real_log_its_entry_shows(
     assert (t.kind, t.point.step, trend_data(t, entry_id)["says"]) == (kind, step, says)
     root = diagnose_logs(index, [LogBytes(entry_id, log)])
     assert [f.id for f in root.diagnosis.root_causes] == [entry_id]
+
+
+# Pein2017/CoordExp's provenance record of an 8-rank smoke run (docs, "W8 owner-bridge smoke",
+# 2026-08-10), its per-rank stderr lines quoted verbatim: six ranks time out in SeqNum=78
+# BROADCAST, ranks 0 and 4 (stuck in a Gloo all_gather, last NCCL work 77) never do, and print
+# `Received a dump signal ... from  rank 1`, naming a rank that only waited.
+WATCHDOG_SPLIT = REPO / "tests" / "fixtures" / "progress" / "coordexp-w8-watchdog-2v6.log"
+
+
+def test_ranks_without_a_timeout_of_their_own_are_the_ones_the_others_waited_for(
+    index: SignatureIndex,
+) -> None:
+    [t] = log_trends(_log(WATCHDOG_SPLIT))
+    assert (t.kind, t.metric, t.ranks, t.point.line) == ("stall", "watchdog", (0, 4), 2)
+    assert trend_data(t, None)["says"] == (
+        "ranks 0, 4 printed no watchdog timeout of their own while ranks 1, 2, 3, 5, 6, 7 timed "
+        "out waiting in BROADCAST: the collective waited for them"
+    )
+    d = diagnose_logs(index, [_log(WATCHDOG_SPLIT)]).diagnosis
+    assert d.first_failed_rank == 0
+    assert [(f.id, f.role) for f in d.findings] == [
+        ("training-stall-no-progress", "root-cause"),
+        ("nccl-watchdog-timeout", "collateral"),
+        ("gloo-connection-closed-by-peer", "collateral"),
+    ]
+
+
+def test_a_crash_on_the_quiet_rank_stays_the_root_cause_and_the_split_goes_unsaid(
+    index: SignatureIndex,
+) -> None:
+    # tests/fixtures/logs/per-rank: rank 1's ECC error, ranks 0, 2, 3 time out ten minutes on.
+    logs = sorted((REPO / "tests" / "fixtures" / "logs" / "per-rank").glob("*.log"))
+    d = diagnose_logs(index, [LogBytes(f"per-rank/{p.name}", p.read_bytes()) for p in logs])
+    assert d.diagnosis.root_causes[0].id == "cuda-ecc-uncorrectable"
+    assert [t.metric for t in d.diagnosis.trends] == ["progress"]

@@ -47,6 +47,11 @@
   var TIMER_NAME = /^([A-Za-z0-9_-]+):$/;
   var TIMER_RANK = new RegExp("^rank +(\\d+): " + NUM + "$");
   var COMPUTE_TIMERS = new Set(["forward-backward", "forward-compute", "backward-compute"]);
+  var WATCHDOG = new TextEncoder().encode("Watchdog caught collective operation timeout");
+  var TORCHRUN_PREFIX = /^ *\[(?:rank|default)(\d{1,6})\]:/;
+  var TIMED_OUT = /OpType=([A-Za-z0-9_]+)/;
+  var RANK_OPEN = new TextEncoder().encode("[rank");
+  var DEFAULT_OPEN = new TextEncoder().encode("[default");
   var HINTS = ["oss", "it/s", "s/it", "/step", "OVERFLOW!", "overflow", "elapsed time", "skipped="];
   var RAW_HINTS = HINTS.map(function (h) { return new TextEncoder().encode(h); });
 
@@ -178,7 +183,7 @@
     this._read = read;
     this.log = {
       file: file, fileIndex: fileIndex, fileRank: fileRank, series: new Map(), lines: 0, after: [],
-      stacks: new Stacks(),
+      stacks: new Stacks(), timeouts: new Map(), prefixed: new Set(), timeoutOp: null, lastBefore: new Map(),
     };
     this._offset = 0;
     this._line = 1;
@@ -247,6 +252,16 @@
   ProgressReader.prototype._take = function (raw, number, offset) {
     var after = this.log.after;
     if (after.length < AFTER_LINES) after.push([number, raw.slice(0, E.HEAD_CHARS)]);
+    var named = prefixRank(raw);
+    var own = named !== null ? named : this.log.fileRank;
+    if (named !== null && this.log.prefixed.size < MAX_RANKS) this.log.prefixed.add(named);
+    if (own !== null && !this.log.timeouts.size && this.log.lastBefore.size < MAX_RANKS) {
+      this.log.lastBefore.set(own, [number, offset, raw.slice(0, E.HEAD_CHARS)]);
+    }
+    if (contains(raw, WATCHDOG)) {
+      this._takeTimeout(raw, number, offset);
+      return;
+    }
     if (this._timer !== null && this._readTimer(raw, number, offset)) return;
     if (contains(raw, TIMERS)) {
       this._timer = "";
@@ -285,6 +300,42 @@
       });
       if (metric === "loss_scale" && reading.overflow) series.overflows += 1;
     }
+  };
+
+  // The torchrun prefix at the start of raw bytes (ASCII only, as the Python bytes pattern).
+  function rawPrefix(raw) {
+    var head = raw.subarray(0, 32);
+    var text = "";
+    for (var i = 0; i < head.length; i++) {
+      if (head[i] > 0x7e) break;
+      text += String.fromCharCode(head[i]);
+    }
+    var m = TORCHRUN_PREFIX.exec(text);
+    return m === null ? null : parseInt(m[1], 10);
+  }
+
+  // progress.py's _prefix_rank: from the bytes, decoded only behind a paste's wrapper.
+  function prefixRank(raw) {
+    var rank = rawPrefix(raw);
+    if (rank !== null) return rank;
+    if (contains(raw, RANK_OPEN) || contains(raw, DEFAULT_OPEN)) {
+      return E.readLineBody(E.headOf(decodedLine(raw), E.HEAD_CHARS))[0].prefixRank;
+    }
+    return null;
+  }
+
+  ProgressReader.prototype._takeTimeout = function (raw, number, offset) {
+    var text = decodedLine(raw);
+    var info = E.readLineBody(E.headOf(text, E.HEAD_CHARS))[0];
+    var rank = info.prefixRank !== null ? info.prefixRank : this.log.fileRank;
+    if (rank === null) rank = info.textRank;
+    if (rank === null || this.log.timeouts.has(rank) || this.log.timeouts.size >= MAX_RANKS) return;
+    this.log.timeouts.set(rank, {
+      value: 0.0, step: null, total: null, line: number, offset: offset, time: info.time,
+      text: E.headOf(E.pyStrip(E.unwrap(text).text), 240),
+    });
+    var op = TIMED_OUT.exec(text);
+    if (op !== null && this.log.timeoutOp === null) this.log.timeoutOp = op[1];
   };
 
   ProgressReader.prototype._readTimer = function (raw, number, offset) {
@@ -434,6 +485,46 @@
       }
     }
     return [[], groups];
+  }
+
+  function noTimeoutOfTheirOwn(logs) {
+    var timeouts = new Map();
+    var seen = new Set();
+    logs.forEach(function (log) {
+      log.prefixed.forEach(function (r) { seen.add(r); });
+      if (log.fileRank !== null && log.lines > 1) seen.add(log.fileRank);
+      log.timeouts.forEach(function (point, rank) { if (!timeouts.has(rank)) timeouts.set(rank, [point, log]); });
+    });
+    var quiet = Array.from(seen).filter(function (r) { return !timeouts.has(r); }).sort(numeric);
+    if (timeouts.size < 2 || !quiet.length || quiet.length >= timeouts.size) return null;
+    var best = null;
+    timeouts.forEach(function (pl) {
+      if (best === null || pl[1].fileIndex < best[1].fileIndex ||
+          (pl[1].fileIndex === best[1].fileIndex && pl[0].line < best[0].line)) best = pl;
+    });
+    var point = best[0];
+    var log = best[1];
+    for (var i = 0; i < logs.length; i++) {
+      if (logs[i].lastBefore.has(quiet[0])) {
+        var kept = logs[i].lastBefore.get(quiet[0]);
+        var text = decodedLine(kept[2]);
+        point = {
+          value: 0.0, step: null, total: null, line: kept[0], offset: kept[1], time: E.readLine(text).time,
+          text: E.headOf(E.pyStrip(E.unwrap(text).text), 240),
+        };
+        log = logs[i];
+        break;
+      }
+    }
+    var op = null;
+    for (var j = 0; j < logs.length && op === null; j++) op = logs[j].timeoutOp;
+    var waited = op ? "timed out waiting in " + op : "timed out waiting";
+    var timed = Array.from(timeouts.keys()).sort(numeric);
+    return {
+      kind: "stall", metric: "watchdog", file: log.file, fileIndex: log.fileIndex, rank: quiet[0], point: point,
+      before: null, after: null, recoveredAfter: null, ranks: quiet.slice(), series: [], entry: null,
+      groups: [["no watchdog timeout of its own", quiet.slice()], [waited, timed]],
+    };
   }
 
   function oddOnesOutTrend(logs) {
@@ -819,10 +910,12 @@
       });
       found = found.concat(stalls(log, lastLines[i]));
     });
-    var hang = oddOnesOutTrend(logs);
-    if (hang !== null) found.push(hang);
+    [oddOnesOutTrend(logs), noTimeoutOfTheirOwn(logs)].forEach(function (hang) {
+      if (hang !== null) found.push(hang);
+    });
+    var named = { stacks: 0, watchdog: 1 };
     var keyed = found.map(function (t, i) {
-      return [TREND_KINDS.indexOf(t.kind), t.metric !== "stacks" ? 1 : 0, when(t), i, t];
+      return [TREND_KINDS.indexOf(t.kind), t.metric in named ? named[t.metric] : 2, when(t), i, t];
     });
     keyed.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1] || compareTuples(a[2], b[2]) || a[3] - b[3]; });
     return merged(keyed.map(function (k) { return k[4]; }));
@@ -839,7 +932,7 @@
   }
 
   function firstRankOf(t) {
-    if (t.kind === "stall" && (t.metric === "steps" || t.metric === "stacks")) return t.ranks[0];
+    if (t.kind === "stall" && (t.metric === "steps" || t.metric === "stacks" || t.metric === "watchdog")) return t.ranks[0];
     if (t.ranks.length >= 2 && (t.kind === "non-finite" || t.kind === "slowdown")) return t.rank;
     if (t.kind === "slowdown" && t.metric.indexOf("rank_ms") === 0) return t.rank;
     return null;
@@ -853,19 +946,27 @@
     return null;
   }
 
+  function yields(roots, t, index) {
+    if (!roots.size) return true;
+    if (t.entry === null || firstRankOf(t) === null) return false;
+    var declared = index.entries[t.entry].collateral;
+    return Array.from(roots).every(function (r) { return declared.indexOf(r) >= 0; });
+  }
+
   function withTrends(diagnosis, trends, index) {
     diagnosis.trends = [];
     if (!trends.length) return diagnosis;
-    trends.forEach(function (t) { t.entry = entryFor(index, t); });
-    diagnosis.trends = trends;
-    if (diagnosis.unrecognized.some(function (u) { return E.STRONG.has(u.kind); })) return diagnosis;
     var roots = new Set(diagnosis.findings.filter(function (f) { return f.role === "root-cause"; }).map(function (f) { return f.id; }));
+    var strong = diagnosis.unrecognized.some(function (u) { return E.STRONG.has(u.kind); });
+    trends.forEach(function (t) { t.entry = entryFor(index, t); });
+    trends = trends.filter(function (t) { return t.metric !== "watchdog" || (!strong && yields(roots, t, index)); });
+    if (!trends.length) return diagnosis;
+    diagnosis.trends = trends;
+    if (strong) return diagnosis;
     for (var i = 0; i < trends.length; i++) {
       var t = trends[i];
-      if (t.entry === null) continue;
+      if (t.entry === null || !yields(roots, t, index)) continue;
       var rank = firstRankOf(t);
-      var declared = index.entries[t.entry].collateral;
-      if (roots.size && (rank === null || !Array.from(roots).every(function (r) { return declared.indexOf(r) >= 0; }))) continue;
       var hit = hitOfTrend(t);
       // The timeline by rank reads a finding's first lines as triage keeps them.
       var firstLines = new E.Earliest();
@@ -903,7 +1004,7 @@
   var METRIC_WORDS = {
     loss: "the loss", eval_loss: "the evaluation loss", grad_norm: "the grad norm",
     loss_scale: "the fp16 loss scale", iter_ms: "the time per iteration", progress: "progress",
-    steps: "progress", stacks: "the stack dumps", rank_ms: "a rank's own compute time (Megatron's timers)",
+    steps: "progress", stacks: "the stack dumps", watchdog: "the NCCL watchdog", rank_ms: "a rank's own compute time (Megatron's timers)",
   };
   var KIND_TITLES = {
     "non-finite": "non-finite values", "loss-scale-collapse": "fp16 loss-scale collapse",
@@ -946,6 +1047,12 @@
       return what + " rose from " + number(t.before) + " ms to " + number(t.after) + " ms (+" + rise + "%)" + atStep(t) + who + ", and stayed up";
     }
     if (t.metric === "stacks") return stacksSay(t);
+    if (t.metric === "watchdog") {
+      var quiet = t.groups[0][1];
+      var one = quiet.length === 1;
+      return rankList(quiet) + " printed no watchdog timeout of " + (one ? "its" : "their") + " own while " +
+        rankList(t.groups[1][1]) + " " + t.groups[1][0] + ": the collective waited for " + (one ? "it" : "them");
+    }
     if (t.metric === "steps") {
       return "rank " + t.rank + " stopped at step " + number(t.before) + " while the other ranks went on to step " + number(t.after);
     }
