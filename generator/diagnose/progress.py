@@ -96,7 +96,9 @@ COMPUTE_TIMERS = frozenset({"forward-backward", "forward-compute", "backward-com
 # What a line must hold to be read at all: most lines of a log hold none of these.
 _HINTS = ("oss", "it/s", "s/it", "/step", "OVERFLOW!", "overflow", "elapsed time", "skipped=")
 _RAW_HINTS = tuple(h.encode() for h in _HINTS)
-_WATCHDOG = b"Watchdog caught collective operation timeout"
+# A rank's own timeout, in the watchdog's words, or in its status line (2.3 and later print
+# `... detected by watchdog at work: 1580`, `failure detected by watchdog at work sequence id`).
+_WATCHDOG = (b"Watchdog caught collective operation timeout", b"detected by watchdog at work")
 _TORCHRUN_PREFIX = re.compile(rb" *\[(?:rank|default)(\d{1,6})\]:", re.ASCII)
 _TIMED_OUT = re.compile(r"OpType=(\w+)", re.ASCII)
 
@@ -351,7 +353,7 @@ class ProgressReader:
             self.log.prefixed.add(named)
         if own is not None and not self.log.timeouts and len(self.log.last_before) < MAX_RANKS:
             self.log.last_before[own] = (number, offset, raw[:HEAD_CHARS])
-        if _WATCHDOG in raw:
+        if any(w in raw for w in _WATCHDOG):
             self._take_timeout(raw, number, offset)
             return
         if self._timer is not None and self._read_timer(raw, number, offset):

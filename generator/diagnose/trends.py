@@ -361,9 +361,10 @@ def trends_of(
 
 
 def _no_timeout_of_their_own(logs: Sequence[LogProgress]) -> Trend | None:
-    """The ranks that print lines but no NCCL watchdog timeout while most others time out:
-    the collective the others timed out in waited for them. (The watchdog's own `Received a
-    dump signal ... from rank N` names the first rank to time out, a waiting one.)"""
+    """The ranks that print lines before the timeouts but no NCCL watchdog timeout of their own
+    while most others time out: the collective the others timed out in waited for them. (The
+    watchdog's own `Received a dump signal ... from rank N` names the first rank to time out, a
+    waiting one.)"""
     timeouts: dict[int, tuple[Point, LogProgress]] = {}
     seen: set[int] = set()
     for log in logs:
@@ -372,7 +373,10 @@ def _no_timeout_of_their_own(logs: Sequence[LogProgress]) -> Trend | None:
             seen.add(log.file_rank)
         for rank, point in log.timeouts.items():
             timeouts.setdefault(rank, (point, log))
-    quiet = sorted(seen - set(timeouts))
+    # A quiet rank printed something before the timeouts: a rank seen only in the aftermath
+    # may have timed out in a line the excerpt does not hold.
+    before = {r for log in logs for r in log.last_before}
+    quiet = sorted((seen - set(timeouts)) & before)
     if len(timeouts) < 2 or not quiet or len(quiet) >= len(timeouts):
         return None
     point, log = min(timeouts.values(), key=lambda pl: (pl[1].file_index, pl[0].line))

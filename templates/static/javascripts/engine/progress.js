@@ -47,7 +47,9 @@
   var TIMER_NAME = /^([A-Za-z0-9_-]+):$/;
   var TIMER_RANK = new RegExp("^rank +(\\d+): " + NUM + "$");
   var COMPUTE_TIMERS = new Set(["forward-backward", "forward-compute", "backward-compute"]);
-  var WATCHDOG = new TextEncoder().encode("Watchdog caught collective operation timeout");
+  var WATCHDOG = ["Watchdog caught collective operation timeout", "detected by watchdog at work"].map(function (w) {
+    return new TextEncoder().encode(w);
+  });
   var TORCHRUN_PREFIX = /^ *\[(?:rank|default)(\d{1,6})\]:/;
   var TIMED_OUT = /OpType=([A-Za-z0-9_]+)/;
   var RANK_OPEN = new TextEncoder().encode("[rank");
@@ -258,7 +260,7 @@
     if (own !== null && !this.log.timeouts.size && this.log.lastBefore.size < MAX_RANKS) {
       this.log.lastBefore.set(own, [number, offset, raw.slice(0, E.HEAD_CHARS)]);
     }
-    if (contains(raw, WATCHDOG)) {
+    if (WATCHDOG.some(function (w) { return contains(raw, w); })) {
       this._takeTimeout(raw, number, offset);
       return;
     }
@@ -495,7 +497,9 @@
       if (log.fileRank !== null && log.lines > 1) seen.add(log.fileRank);
       log.timeouts.forEach(function (point, rank) { if (!timeouts.has(rank)) timeouts.set(rank, [point, log]); });
     });
-    var quiet = Array.from(seen).filter(function (r) { return !timeouts.has(r); }).sort(numeric);
+    var before = new Set();
+    logs.forEach(function (log) { log.lastBefore.forEach(function (_, r) { before.add(r); }); });
+    var quiet = Array.from(seen).filter(function (r) { return !timeouts.has(r) && before.has(r); }).sort(numeric);
     if (timeouts.size < 2 || !quiet.length || quiet.length >= timeouts.size) return null;
     var best = null;
     timeouts.forEach(function (pl) {
