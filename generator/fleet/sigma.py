@@ -118,6 +118,8 @@ def rule_set(
             have = f"only {' and '.join(roles)} signatures" if roles else "no signatures"
             if "harmless" in roles:
                 why = f"{have}: it is noise, never a cause, so nothing to alert on"
+            elif e.codes.progress and not roles:
+                why = "no signatures: the numbers in progress lines show it, no line query can"
             else:
                 why = f"no defining signature ({have}), so no line names it"
             skipped.append(Skipped(e.id, why))

@@ -35,13 +35,17 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from generator.diagnose.context import read_lines
+from generator.diagnose.context import END_BYTES, Tail, read_lines
+from generator.diagnose.ending import with_ending
 from generator.diagnose.engine import LinesOf, with_culprit
+from generator.diagnose.exception_line import with_exception_line
 from generator.diagnose.index import SignatureIndex, index_json, load_index
 from generator.diagnose.inputs import LogInput, OpenLog, _natural
 from generator.diagnose.lineinfo import rank_from_path
+from generator.diagnose.progress import ProgressReader
 from generator.diagnose.report import json_report
 from generator.diagnose.scan import LogReadError, Scanner, ScanProblem, ScanStats, Settled
+from generator.diagnose.trend_findings import trends_in, with_trends
 from generator.diagnose.triage import Tally, triage
 
 JOB_SCHEMA = (
@@ -102,6 +106,7 @@ def _diagnose(
     tally, stats, settled = Tally(index), ScanStats(), Settled()
     problems: list[ScanProblem] = []
     empty: list[str] = []
+    endings, readers = [], []  # each log's last line and progress lines, as `diagnose` reads them
     for number, (name, opener, size) in enumerate(logs):
         try:
             opened = opener()
@@ -111,9 +116,12 @@ def _diagnose(
         if size == 0:
             empty.append(f"{name}: the file is empty")
         with opened:
+            tail = Tail(opened.read, END_BYTES)
+            progress = ProgressReader(tail.read, name, number, rank_from_path(name))
+            readers.append(progress)
             tally.add_all(
                 scanner.scan(
-                    opened.read,
+                    progress.read,
                     name,
                     number,
                     stats,
@@ -124,6 +132,7 @@ def _diagnose(
                 settled,
             )
             tally.add_settled(settled)
+            endings.append((number, name, tail.last_line()))
 
     def reopen(number: int) -> LinesOf:
         def lines_of(wanted: set[int], max_bytes: int) -> dict[int, bytes]:
@@ -136,7 +145,9 @@ def _diagnose(
         return lines_of
 
     # The same report as `diagnose --json`, whose first key names the catalog it used.
-    diagnosis = with_culprit(triage(tally), reopen)
+    diagnosis = with_trends(triage(tally), trends_in(readers, endings), index)
+    diagnosis = with_exception_line(with_ending(diagnosis, endings), reopen)
+    diagnosis = with_culprit(diagnosis, reopen)
     report = json_report(diagnosis, {"catalog": index.data.catalog})
     data = json.loads(report)
     roots = [f for f in data["findings"] if f["role"] == "root-cause"]
