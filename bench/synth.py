@@ -97,6 +97,9 @@ def copy_entry(
     for sig in out.get("signatures", []):
         gap = "" if sig["pattern"].startswith("{*}") else "{*}"
         sig["pattern"] = f"{tag} {gap}{sig['pattern']}"
+    # What progress lines show names one entry (the first by id): a copy names none, as its
+    # tagged signatures keep its examples its own.
+    out.get("codes", {}).pop("progress", None)
     _tag_examples(out, tag, matches)
     return out
 
@@ -115,7 +118,9 @@ def _dump(entry: dict[str, Any]) -> str:
 
 def write_catalog(out: Path, count: int, real_entries: Path = REPO / "entries") -> int:
     """Write a project of about `count` entries (whole copies) to `out`; return how many."""
-    real = load_real(real_entries)
+    # An entry found only by progress lines' numbers (codes.progress, no signature) cannot be
+    # copied apart from its original: the copies leave it out.
+    real = [e for e in load_real(real_entries) if e.get("signatures")]
     names = sorted((e["id"] for e in real), key=len, reverse=True)
     ids = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, names)) + r")(?![\w-])")
     copies = math.ceil(count / len(real))

@@ -71,6 +71,27 @@ PER_RANK: dict[str, Any] = {
         "versions": [],
     },
     "launcher": [],
+    # Ranks 0, 2 and 3 print no progress after step 600 and wait ten minutes for the watchdog.
+    "trends": [
+        {
+            "kind": "stall",
+            "entry": "training-stall-no-progress",
+            "metric": "progress",
+            "says": "progress stopped at step 600: the log goes on 617.4 s after the last "
+            "progress line (they came every 15 s)",
+            "file": "per-rank/rank0.log",
+            "line": 4,
+            "rank": 0,
+            "ranks": [0, 2, 3],
+            "step": 600,
+            "time": "2024-07-02T11:41:50.200Z",
+            "text": "2024-07-02T11:41:50.200Z INFO step=600 loss=3.000",
+            "before": 15.0,
+            "after": 617.4,
+            "recovered_after": None,
+            "series": [[600, 3.0]],
+        }
+    ],
 }
 
 

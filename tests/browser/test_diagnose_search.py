@@ -87,7 +87,8 @@ def test_every_entrys_example_line_finds_its_entry(
 ) -> None:
     index = SignatureIndex(build_index(catalog.entries))
     open_search(page, site_url)
-    for entry in catalog.entries:
+    # An entry that only the numbers in progress lines show has no line of its own to paste.
+    for entry in (e for e in catalog.entries if e.signatures):
         line = next(
             line
             for x in entry.examples
