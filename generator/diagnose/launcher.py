@@ -19,7 +19,9 @@ The exact wording comes from each launcher's source (and real logs quoted in its
   `Exit code:    1` after `mpirun detected that one or more processes exited with non-zero
   status`.
 - DeepSpeed's launcher, `deepspeed/launcher/launch.py` (`sigkill_handler`):
-  `[...'--local_rank=3', ...] exits with return code = -9`.
+  `[...'--local_rank=3', ...] exits with return code = -9`. The command it quotes is the last
+  one the launcher built (`cmd`, left from the loop that starts the ranks: v0.5.0 to the
+  current edaa722 alike), not the failed rank's: the report names no rank, only the code.
 
 - `torch.multiprocessing.spawn` (`mp.spawn`), `torch/multiprocessing/spawn.py`: `process 3
   terminated with signal SIGKILL` and `process 3 terminated with exit code 1`, as its
@@ -165,7 +167,6 @@ _MPI_EXIT = re.compile(r" *Exit code: +(\d{1,3})$", re.ASCII)
 _DEEPSPEED = re.compile(
     r"\[launch\.py:\d+:sigkill_handler\] .*exits with return code = (-?\d{1,4})", re.ASCII
 )
-_LOCAL_RANK_ARG = re.compile(r"--local_rank=(\d{1,6})", re.ASCII)
 # bash's names of the signals that end a job (its siglist is strsignal's), with or without the
 # core dump note, and zsh's lower-case ones.
 _SHELL_SIGNALS = {
@@ -259,9 +260,7 @@ def read_launch(body: str) -> LaunchReport | None:
     m = _DEEPSPEED.search(body)
     if m is not None:
         code = int(m.group(1))
-        arg = _LOCAL_RANK_ARG.search(body)
-        rank = int(arg.group(1)) if arg is not None else None
-        return LaunchReport("deepspeed", rank, True, code, _signal_of(code))
+        return LaunchReport("deepspeed", None, True, code, _signal_of(code))
     return read_shell(body)
 
 

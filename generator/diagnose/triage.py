@@ -416,8 +416,9 @@ class Tally:
             kinds = self.evidence.setdefault((match.file_index, match.rank), {})
             if match.evidence not in kinds:
                 hit = kinds[match.evidence] = Hit.of(match)
-        # The shell names no rank: its report is about the rank whose line it is, if any.
-        shell = launch is not None and launch.launcher == "shell"
+        # The shell names no rank, nor does DeepSpeed's launcher (the command it quotes is the
+        # last it built): the report is about the rank whose line it is, if any.
+        shell = launch is not None and launch.launcher in ("shell", "deepspeed")
         rank = match.rank if shell else launch.rank if launch is not None else None
         if launch is not None and launch.failed and (rank is not None or shell):
             hit = hit or Hit.of(match)

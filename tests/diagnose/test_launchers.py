@@ -37,12 +37,14 @@ KILLED_LINE = "  6%|" + "\u2588" * 6 + " " * 95 + "| 3787/62565 [04:47<1:10:53, 
 EXPECTED = {
     "deepspeed-killed.log": {
         "findings": [],
-        "first_failed_rank": 1,
+        # The command DeepSpeed quotes is the last one it built (local_rank=1 of 2), whichever
+        # rank failed: the report names no rank.
+        "first_failed_rank": None,
         "unrecognized": [
             {
                 "file": "deepspeed-killed.log",
                 "line": 2,
-                "rank": 1,
+                "rank": None,
                 "time": "2023-11-28T10:00:34.590",
                 "text": "[2023-11-28 10:00:34,590] [ERROR] "
                 "[launch.py:321:sigkill_handler] "
@@ -57,7 +59,7 @@ EXPECTED = {
         "launcher": [
             {
                 "launcher": "deepspeed",
-                "rank": 1,
+                "rank": None,
                 "local": True,
                 "exitcode": -9,
                 "signal": "SIGKILL",

@@ -77,7 +77,6 @@
   var MPI_NAME = /^ *Process name: +\[\[\d+,\d+\],(\d{1,6})\]/;
   var MPI_EXIT = /^ *Exit code: +(\d{1,3})$/;
   var DEEPSPEED = /\[launch\.py:\d+:sigkill_handler\] [^\n]*exits with return code = (-?\d{1,4})/;
-  var LOCAL_RANK_ARG = /--local_rank=(\d{1,6})/;
   // The shell's report of a job a signal ended (launcher.py's read_shell).
   var SHELL_SIGNALS = {
     "Killed": 9, "Segmentation fault": 11, "Aborted": 6, "Bus error": 7, "Illegal instruction": 4,
@@ -151,10 +150,9 @@
     m = MPI_EXIT.exec(body);
     if (m !== null) return report("mpirun", null, false, int(m[1]), null, "field");
     m = DEEPSPEED.exec(body);
-    if (m !== null) {
-      var arg = LOCAL_RANK_ARG.exec(body);
-      return report("deepspeed", arg !== null ? int(arg[1]) : null, true, int(m[1]), signalOf(int(m[1])));
-    }
+    // The command it quotes is the last one the launcher built, not the failed rank's
+    // (launcher.py): the report names no rank.
+    if (m !== null) return report("deepspeed", null, true, int(m[1]), signalOf(int(m[1])));
     return readShell(body);
   }
 

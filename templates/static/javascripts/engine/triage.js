@@ -273,8 +273,9 @@
       var kinds = this.evidence.get(key);
       if (!kinds.has(match.evidence)) kinds.set(match.evidence, hit);
     }
-    // The shell names no rank: its report is about the rank whose line it is, if any.
-    var shell = launch !== null && launch.launcher === "shell";
+    // The shell names no rank, nor does DeepSpeed's launcher (the command it quotes is the last
+    // it built): the report is about the rank whose line it is, if any.
+    var shell = launch !== null && (launch.launcher === "shell" || launch.launcher === "deepspeed");
     var rank = shell ? match.rank : launch !== null ? launch.rank : null;
     if (launch !== null && launch.failed && (rank !== null || shell)) {
       var wkey = match.fileIndex + ":" + rank + ":" + launch.local;
