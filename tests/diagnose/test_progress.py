@@ -130,6 +130,40 @@ REAL_LINES = [
     ),
 ]
 
+REAL_LINES += [
+    # torchtitan (torchtitan/components/metrics.py; grad_norm from PR #1339):
+    # https://github.com/pytorch/torchtitan/pull/2389 and /pull/1287
+    (
+        "[titan] 2026-02-24 19:46:19,145 - root - INFO - step:  5  loss:  7.07623  grad_norm: "
+        "46.5000  memory: 66.91GiB(37.51%)  tps: 10,007  tflops: 313.36  mfu: 13.93%",
+        reading(step=5, loss=7.07623, grad_norm=46.5),
+    ),
+    (
+        "[titan] 2025-06-16 22:30:50,322 - root - INFO - step: 200  loss:  6.1384  memory: "
+        "49.66GiB(52.28%)  tps: 5,856  tflops: 339.16  mfu: 34.29%",
+        reading(step=200, loss=6.1384),
+    ),
+    # fairseq's simple progress bar: https://github.com/facebookresearch/fairseq/issues/2332
+    (
+        "2020-07-17 04:08:14 | INFO | train_inner | epoch 001:    100 / 2952087 loss=16.348, "
+        "ppl=83437.5, wps=8640.2, ups=4.66, wpb=1854, bsz=2, num_updates=100, lr=1e-06, "
+        "gnorm=4.215, loss_scale=128, train_wall=22, wall=120",
+        reading(step=100, loss=16.348, grad_norm=4.215, loss_scale=128.0),
+    ),
+    # Keras 2's Progbar, at an epoch's end and mid-epoch:
+    # https://github.com/divamgupta/image-segmentation-keras/issues/50,
+    # https://github.com/manishsoni1908/Mobilenet-ssd-keras/issues/21
+    (
+        "512/512 [==============================] - 127s 247ms/step - loss: nan - acc: nan - "
+        "val_loss: nan - val_acc: nan",
+        reading(step=512, total=512, loss=NAN, eval_loss=NAN, iter_ms=247.0),
+    ),
+    (
+        "  4/234 [..............................] - ETA: 25:09:00 - loss: inf",
+        reading(step=4, total=234, loss=math.inf),
+    ),
+]
+
 NOT_PROGRESS = [
     # a scaler's notice with no new scale, and Megatron's validation line: no training step
     "[2024-07-02 09:01:52,118] [INFO] [loss_scaler.py:190:update_scale] [deepspeed] OVERFLOW! "
