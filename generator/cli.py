@@ -424,7 +424,7 @@ def _diagnose(args: argparse.Namespace) -> int:
                     rereadables.add(number)
                 tails[number] = tail
                 file_rank = rank_from_path(log.name)
-                progress = ProgressReader(tail.read, log.name, number, file_rank)
+                progress = ProgressReader(tail, log.name, number, file_rank)
                 readers.append(progress)
                 tally.add_all(
                     scanner.scan(

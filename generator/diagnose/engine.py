@@ -59,7 +59,7 @@ def scan_log(scanner: Scanner, log: LogBytes, file_index: int = 0) -> list[LineM
 def log_trends(log: LogBytes, file_index: int = 0) -> list[Trend]:
     """What the progress lines of one log in memory show (an entry's example, say)."""
     tail = Tail(io.BytesIO(log.raw).read, END_BYTES)
-    reader = ProgressReader(tail.read, log.name, file_index, rank_from_path(log.name))
+    reader = ProgressReader(tail, log.name, file_index, rank_from_path(log.name))
     while reader.read(1 << 20):
         pass
     return trends_in([reader], [(file_index, log.name, tail.last_line())])
@@ -92,7 +92,7 @@ def diagnose_reads(
     for i, (name, read) in enumerate(logs):
         tail = Tail(read, END_BYTES)
         file_rank = rank_from_path(name)
-        progress = ProgressReader(tail.read, name, i, file_rank)
+        progress = ProgressReader(tail, name, i, file_rank)
         readers.append(progress)
         tally.add_all(
             scanner.scan(

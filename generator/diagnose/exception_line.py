@@ -31,6 +31,8 @@ _TYPED = re.compile(
     r"(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Exit|Interrupt|Fault)\w*: (.+)", re.ASCII
 )
 
+_TYPED_IN = re.compile(r"(?:Error|Exception|Exit|Interrupt|Fault)\w*: ", re.ASCII)
+
 Reread = Callable[[set[int], int], Mapping[int, bytes]]
 
 
@@ -41,8 +43,8 @@ def message_of(body: str) -> str | None:
     m = _RAISE_MESSAGE.match(text)
     if m is not None:
         return m.group(2)
-    if _TYPED.fullmatch(text) or len(text) < MIN_MESSAGE or text.startswith("raise "):
-        return None
+    if _TYPED_IN.search(text) or len(text) < MIN_MESSAGE or text.startswith("raise "):
+        return None  # already typed, as a logger prints it too (`... ERROR RuntimeError: ...`)
     return text
 
 

@@ -27,17 +27,17 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from generator.diagnose.context import decoded
+from generator.diagnose.context import Tail, decoded
 from generator.diagnose.hangs import MAX_RANKS, STACK_HINTS, Stacks
 from generator.diagnose.lineinfo import HEAD_CHARS, Timestamp, read_line_body
 from generator.diagnose.paste import unwrap
+from generator.diagnose.records import quick_init
 
-FULL_BYTES = 256 << 10
+FULL_BYTES = 128 << 10
 STRIDE_BYTES = 4 << 20
-WINDOW_BYTES = 4 << 10
+WINDOW_BYTES = 2 << 10
 MAX_POINTS = 512
 MAX_SERIES = 128  # per log: (rank, metric) pairs; later ones are not kept
 LINE_BYTES = 2048  # of a progress line, what is read
@@ -103,6 +103,7 @@ _TORCHRUN_PREFIX = re.compile(rb" *\[(?:rank|default)(\d{1,6})\]:", re.ASCII)
 _TIMED_OUT = re.compile(r"OpType=(\w+)", re.ASCII)
 
 
+@quick_init
 @dataclass(frozen=True)
 class Reading:
     """What one progress line says."""
@@ -157,14 +158,17 @@ def read_progress(body: str) -> Reading | None:
         return None
     if "train_runtime" in body:  # the Trainer's closing summary: averages, not a step
         return None
-    overflow = _OVERFLOW.search(body)
-    loss_m = _LOSS.search(body)
-    eval_m = _EVAL_LOSS.search(body)
-    grad_m = _GRAD_NORM.search(body)
-    scale_m = _LOSS_SCALE.search(body)
+    # Each pattern only where its literal is: the same answers, a fraction of the searches.
+    lossy = "oss" in body
+    overflow = _OVERFLOW.search(body) if "OVERFLOW" in body or "overflow" in body else None
+    loss_m = _LOSS.search(body) if lossy else None
+    eval_m = _EVAL_LOSS.search(body) if lossy else None
+    grad_m = _GRAD_NORM.search(body) if "orm" in body or "ORM" in body else None
+    scale_m = _LOSS_SCALE.search(body) if "scale" in body else None
     step_m = _STEP_OF.search(body) or _STEP.search(body)
-    time_m = _ITER_MS.search(body)
-    skipped_m = _SKIPPED.search(body)
+    timed = "ms" in body or "/step" in body or "/it" in body or "it/s" in body or "elapsed" in body
+    time_m = _ITER_MS.search(body) if timed else None
+    skipped_m = _SKIPPED.search(body) if "skipped" in body else None
     losses = loss_m or eval_m or grad_m
     # A number alone is prose ("the loss 3 was fine"): a progress line gives it with a step or
     # a time per iteration, or as the Trainer's dict, or is a loss scaler's overflow report.
@@ -199,6 +203,7 @@ def read_progress(body: str) -> Reading | None:
     )
 
 
+@quick_init  # one per value read: made for thousands of lines
 @dataclass(frozen=True)
 class Point:
     """One value of one series, with the line it was read from."""
@@ -287,13 +292,13 @@ def _prefix_rank(raw: bytes) -> int | None:
 
 
 class ProgressReader:
-    """A read that reads the progress lines of what passes through it (as context.Tail keeps
-    the end): wrap a log's read with it and scan as usual."""
+    """A read that reads the progress lines of what passes through it: wrap a log's Tail with
+    it and scan as usual. The Tail counts the lines of every block already; the reader takes
+    its count rather than counting a second time (a log of many GiB)."""
 
-    def __init__(
-        self, read: Callable[[int], bytes], file: str, file_index: int, file_rank: int | None
-    ) -> None:
-        self._read = read
+    def __init__(self, tail: Tail, file: str, file_index: int, file_rank: int | None) -> None:
+        self._read = tail.read
+        self._tail = tail
         self.log = LogProgress(file, file_index, file_rank)
         self._offset = 0
         self._line = 1  # the number of the line the next block starts in
@@ -338,7 +343,8 @@ class ProgressReader:
                     break
                 self._take(data[at : min(lf, at + LINE_BYTES)], number, start + at)
                 at, number = lf + 1, number + 1
-        self._line += data.count(b"\n")
+        tail = self._tail
+        self._line = tail.first_line + tail.kept.count(b"\n")
         self._offset += len(data)
         self._mid_line = data[-1] != 0x0A
         self.log.lines = self._line
@@ -378,7 +384,8 @@ class ProgressReader:
         after.clear()
         if reading.step is not None:
             self._last_step = reading.step
-        shown = unwrap(text).text.strip()[:240]
+        # The line as read: a trend unwraps the one it reports (trends.shown), not every line.
+        shown = text
         for metric in METRICS:
             value = getattr(reading, metric)
             if value is None:

@@ -99,10 +99,17 @@ def _around(points: Sequence[Point], i: int) -> tuple[tuple[int | None, float], 
     return tuple((p.step, p.value) for p in points[lo : lo + SERIES_POINTS])
 
 
+def shown(text: str) -> str:
+    """A progress line as a report shows it: without a paste's wrappers, its first 240
+    characters."""
+    return unwrap(text).text.strip()[:240]
+
+
 def _trend(
     kind: TrendKind, log: LogProgress, s: Series, points: Sequence[Point], i: int, **kw: object
 ) -> Trend:
-    return Trend(kind, s.metric, log.file, log.file_index, s.rank, points[i],
+    point = replace(points[i], text=shown(points[i].text))
+    return Trend(kind, s.metric, log.file, log.file_index, s.rank, point,
                  series=_around(points, i), **kw)  # type: ignore[arg-type]  # fmt: skip
 
 

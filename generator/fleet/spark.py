@@ -117,7 +117,7 @@ def _diagnose(
             empty.append(f"{name}: the file is empty")
         with opened:
             tail = Tail(opened.read, END_BYTES)
-            progress = ProgressReader(tail.read, name, number, rank_from_path(name))
+            progress = ProgressReader(tail, name, number, rank_from_path(name))
             readers.append(progress)
             tally.add_all(
                 scanner.scan(

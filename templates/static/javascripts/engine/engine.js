@@ -328,7 +328,7 @@
       }
       var tail = new Tail(opened.read, END_BYTES);
       var fileRank = E.rankFromPath(log.name);
-      var progress = new E.ProgressReader(function (n) { return tail.read(n); }, log.name, i, fileRank);
+      var progress = new E.ProgressReader(tail, log.name, i, fileRank);
       readers.push(progress);
       await scanner.scan(function (n) { return progress.read(n); }, log.name, i, stats, problems, {
         fileRank: fileRank,
@@ -444,12 +444,13 @@
   var MIN_MESSAGE = 16;
   var RAISE_MESSAGE = /^raise[ \t\n\r\f\v]+[A-Za-z0-9_.]+\([ \t\n\r\f\v]*[rbu]?(['"])(.{8,}?)\1/;
   var TYPED = /^(?:[A-Za-z_][A-Za-z0-9_.]*)?(?:Error|Exception|Exit|Interrupt|Fault)[A-Za-z0-9_]*: (.+)$/;
+  var TYPED_IN = /(?:Error|Exception|Exit|Interrupt|Fault)[A-Za-z0-9_]*: /;
 
   function messageOf(body) {
     var text = E.pyStrip(body);
     var m = RAISE_MESSAGE.exec(text);
     if (m !== null) return m[2];
-    if (TYPED.test(text) || Array.from(text).length < MIN_MESSAGE || text.startsWith("raise ")) return null;
+    if (TYPED_IN.test(text) || Array.from(text).length < MIN_MESSAGE || text.startsWith("raise ")) return null;
     return text;
   }
 

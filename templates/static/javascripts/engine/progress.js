@@ -6,9 +6,9 @@
   "use strict";
   var E = root.TrainwreckEngine || (root.TrainwreckEngine = {});
 
-  var FULL_BYTES = 256 << 10;
+  var FULL_BYTES = 128 << 10;
   var STRIDE_BYTES = 4 << 20;
-  var WINDOW_BYTES = 4 << 10;
+  var WINDOW_BYTES = 2 << 10;
   var MAX_POINTS = 512;
   var MAX_SERIES = 128;
   var LINE_BYTES = 2048;
@@ -86,14 +86,18 @@
   function readProgress(body) {
     if (!HINTS.some(function (h) { return body.indexOf(h) >= 0; })) return null;
     if (body.indexOf("train_runtime") >= 0) return null;
-    var overflow = OVERFLOW.exec(body);
-    var lossM = LOSS.exec(body);
-    var evalM = EVAL_LOSS.exec(body);
-    var gradM = GRAD_NORM.exec(body);
-    var scaleM = LOSS_SCALE.exec(body);
+    // Each pattern only where its literal is (progress.py's read_progress).
+    var has = function (s) { return body.indexOf(s) >= 0; };
+    var lossy = has("oss");
+    var overflow = has("OVERFLOW") || has("overflow") ? OVERFLOW.exec(body) : null;
+    var lossM = lossy ? LOSS.exec(body) : null;
+    var evalM = lossy ? EVAL_LOSS.exec(body) : null;
+    var gradM = has("orm") || has("ORM") ? GRAD_NORM.exec(body) : null;
+    var scaleM = has("scale") ? LOSS_SCALE.exec(body) : null;
     var stepM = STEP_OF.exec(body) || STEP.exec(body);
-    var timeM = ITER_MS.exec(body);
-    var skippedM = SKIPPED.exec(body);
+    var timed = has("ms") || has("/step") || has("/it") || has("it/s") || has("elapsed");
+    var timeM = timed ? ITER_MS.exec(body) : null;
+    var skippedM = has("skipped") ? SKIPPED.exec(body) : null;
     var losses = lossM || evalM || gradM;
     if (!(overflow || (losses && body.startsWith("{'")) || (stepM && (losses || scaleM || timeM || skippedM)) ||
           (timeM && lossM))) return null;
@@ -181,8 +185,9 @@
   }
 
   // progress.py's ProgressReader: wraps a log's read and reads the progress lines that pass.
-  function ProgressReader(read, file, fileIndex, fileRank) {
-    this._read = read;
+  // Wraps a log's Tail (engine.js), whose count of each block's lines it takes.
+  function ProgressReader(tail, file, fileIndex, fileRank) {
+    this._tail = tail;
     this.log = {
       file: file, fileIndex: fileIndex, fileRank: fileRank, series: new Map(), lines: 0, after: [],
       stacks: new Stacks(), timeouts: new Map(), prefixed: new Set(), timeoutOp: null, lastBefore: new Map(),
@@ -197,7 +202,7 @@
   }
 
   ProgressReader.prototype.read = async function (n) {
-    var data = await this._read(n);
+    var data = await this._tail.read(n);
     if (data.length) {
       this._feed(data);
     } else if (this._carry !== null) {
@@ -245,7 +250,7 @@
         number += 1;
       }
     }
-    this._line += countBreaks(data, 0, data.length);
+    this._line = this._tail.firstLine + countBreaks(this._tail.kept, 0, this._tail.kept.length);
     this._offset += data.length;
     this._midLine = data[data.length - 1] !== 10;
     this.log.lines = this._line;
@@ -283,7 +288,8 @@
     if (reading === null) return;
     after.length = 0;
     if (reading.step !== null) this._lastStep = reading.step;
-    var shown = E.headOf(E.pyStrip(E.unwrap(text).text), 240);
+    // The line as read: a trend unwraps the one it reports (shownText), not every line.
+    var shown = text;
     for (var i = 0; i < METRICS.length; i++) {
       var metric = METRICS[i];
       var value = reading[metric];
@@ -597,10 +603,14 @@
     return points.slice(lo, lo + SERIES_POINTS).map(function (p) { return [p.step, p.value]; });
   }
 
+  function shownText(text) {
+    return E.headOf(E.pyStrip(E.unwrap(text).text), 240);
+  }
+
   function trend(kind, log, s, points, i, more) {
     var t = {
       kind: kind, metric: s.metric, file: log.file, fileIndex: log.fileIndex, rank: s.rank,
-      point: points[i], before: null, after: null, recoveredAfter: null, ranks: [],
+      point: Object.assign({}, points[i], { text: shownText(points[i].text) }), before: null, after: null, recoveredAfter: null, ranks: [],
       series: around(points, i), entry: null, groups: [],
     };
     Object.keys(more || {}).forEach(function (k) { t[k] = more[k]; });

@@ -50,7 +50,7 @@ importScripts("pattern.js", "paste.js", "lineinfo.js", "index.js", "evidence.js"
       if (s.metric !== metric || (t.metric.indexOf("/") >= 0 && name !== t.metric)) return;
       var points = s.points;
       var step = Math.max(1, Math.ceil(points.length / CHART_POINTS));
-      var kept = points.filter(function (_, i) { return i % step === 0 || points[i] === t.point; });
+      var kept = points.filter(function (_, i) { return i % step === 0 || points[i].line === t.point.line; });
       curves.push({
         rank: s.rank,
         points: kept.map(function (p) {
