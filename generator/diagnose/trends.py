@@ -242,16 +242,19 @@ def _level_shift(
     return None
 
 
-def _with_steps(log: LogProgress) -> dict[int, list[Point]]:
-    """Each rank's progress lines that give a step, in order, from any of its series."""
-    by_rank: dict[int, dict[int, Point]] = {}
-    for (rank, _), s in log.series.items():
-        if rank is None:
-            continue
+def _lines_by_rank(log: LogProgress) -> dict[int | None, list[Point]]:
+    """Each rank's progress lines, one point a line (a line gives several metrics), in order."""
+    by_rank: dict[int | None, dict[int, Point]] = {}
+    for s in log.series.values():
         for p in s.points:
-            if p.step is not None:
-                by_rank.setdefault(rank, {})[p.line] = p
+            by_rank.setdefault(s.rank, {})[p.line] = p
     return {r: [lines[n] for n in sorted(lines)] for r, lines in by_rank.items()}
+
+
+def _with_steps(log: LogProgress) -> dict[int, list[Point]]:
+    """Each rank's progress lines that give a step, in order."""
+    by_rank = _lines_by_rank(log)
+    return {r: [p for p in ps if p.step is not None] for r, ps in by_rank.items() if r is not None}
 
 
 def _stalls(log: LogProgress, last_line: tuple[int, Timestamp | None] | None) -> list[Trend]:
@@ -317,11 +320,7 @@ def _went_on(log: LogProgress, last: Point, end: Timestamp) -> float | None:
 def _usual_interval(log: LogProgress) -> float | None:
     """Seconds between one rank's progress lines: from their times, else from the time per
     iteration and the steps between lines. (Ranks print the same step a moment apart.)"""
-    by_rank: dict[int | None, dict[int, Point]] = {}
-    for s in log.series.values():
-        for p in s.points:
-            by_rank.setdefault(s.rank, {})[p.line] = p
-    ranks = [[lines[n] for n in sorted(lines)] for lines in by_rank.values()]
+    ranks = list(_lines_by_rank(log).values())
     for clock in ("absolute", "yearless"):
         gaps = []
         for points in ranks:
@@ -330,7 +329,6 @@ def _usual_interval(log: LogProgress) -> float | None:
             gaps += [b - a for a, b in itertools.pairwise(stamps) if b > a]
         if len(gaps) >= PERSIST - 1:
             return _median(gaps)
-    points = [p for ps in ranks for p in ps]
     times = [p.value for s in log.series.values() if s.metric == "iter_ms" for p in s.points]
     times = [t for t in times if math.isfinite(t) and t > 0]
     if not times:

@@ -638,6 +638,8 @@
     return out;
   }
 
+  E.countBreaks = countBreaks;
+  E.decodedLine = decodedLine;
   E.TEXT_SLICE = 1 << 20; // characters encoded at a time from pasted text
   E.openLog = openLog;
   E.diagnose = diagnose;

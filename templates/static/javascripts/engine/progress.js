@@ -173,18 +173,10 @@
     return false;
   }
 
-  function countBreaks(bytes, from, to) {
-    var n = 0;
-    for (var at = bytes.indexOf(10, from); at >= 0 && at < to; at = bytes.indexOf(10, at + 1)) n++;
-    return n;
-  }
+  // E.countBreaks and E.decodedLine are engine.js's, loaded after this file: they are called
+  // only once a log is read.
 
-  function decodedLine(bytes) {
-    var parts = E.decode(E.stripCsi(bytes)).split("\r").filter(function (p) { return p.length; });
-    return parts.length ? parts[parts.length - 1] : "";
-  }
-
-  // progress.py's ProgressReader: wraps a log's read and reads the progress lines that pass.
+  // progress.py's ProgressReader: wraps a log's Tail and reads the progress lines that pass.
   // Wraps a log's Tail (engine.js), whose count of each block's lines it takes.
   function ProgressReader(tail, file, fileIndex, fileRank) {
     this._tail = tail;
@@ -237,7 +229,7 @@
         if (next < 0 || next + 1 >= hiAt) continue;
         at = next + 1;
       }
-      var number = this._line + countBreaks(data, 0, at);
+      var number = this._line + E.countBreaks(data, 0, at);
       while (at < hiAt) {
         var lf = data.indexOf(10, at);
         if (lf < 0) {
@@ -250,7 +242,7 @@
         number += 1;
       }
     }
-    this._line = this._tail.firstLine + countBreaks(this._tail.kept, 0, this._tail.kept.length);
+    this._line = this._tail.firstLine + E.countBreaks(this._tail.kept, 0, this._tail.kept.length);
     this._offset += data.length;
     this._midLine = data[data.length - 1] !== 10;
     this.log.lines = this._line;
@@ -277,7 +269,7 @@
     var stacks = this.log.stacks;
     var inADump = stacks.active() || STACK_HINTS.some(function (h) { return contains(raw, h); });
     if (!inADump && !RAW_HINTS.some(function (h) { return contains(raw, h); })) return;
-    var text = decodedLine(raw);
+    var text = E.decodedLine(raw);
     var head = E.headOf(text, E.HEAD_CHARS);
     var read = E.readLineBody(head);
     var info = read[0];
@@ -327,13 +319,13 @@
     var rank = rawPrefix(raw);
     if (rank !== null) return rank;
     if (contains(raw, RANK_OPEN) || contains(raw, DEFAULT_OPEN)) {
-      return E.readLineBody(E.headOf(decodedLine(raw), E.HEAD_CHARS))[0].prefixRank;
+      return E.readLineBody(E.headOf(E.decodedLine(raw), E.HEAD_CHARS))[0].prefixRank;
     }
     return null;
   }
 
   ProgressReader.prototype._takeTimeout = function (raw, number, offset) {
-    var text = decodedLine(raw);
+    var text = E.decodedLine(raw);
     var info = E.readLineBody(E.headOf(text, E.HEAD_CHARS))[0];
     var rank = info.prefixRank !== null ? info.prefixRank : this.log.fileRank;
     if (rank === null) rank = info.textRank;
@@ -347,7 +339,7 @@
   };
 
   ProgressReader.prototype._readTimer = function (raw, number, offset) {
-    var text = decodedLine(raw);
+    var text = E.decodedLine(raw);
     var body = E.pyStrip(E.readLineBody(E.headOf(text, E.HEAD_CHARS))[1]);
     var name = TIMER_NAME.exec(body);
     if (name !== null) {
@@ -517,7 +509,7 @@
     for (var i = 0; i < logs.length; i++) {
       if (logs[i].lastBefore.has(quiet[0])) {
         var kept = logs[i].lastBefore.get(quiet[0]);
-        var text = decodedLine(kept[2]);
+        var text = E.decodedLine(kept[2]);
         point = {
           value: 0.0, step: null, total: null, line: kept[0], offset: kept[1], time: E.readLine(text).time,
           text: E.headOf(E.pyStrip(E.unwrap(text).text), 240),
@@ -746,19 +738,24 @@
     return null;
   }
 
-  function withSteps(log) {
+  // trends.py's _lines_by_rank: each rank's progress lines, one point a line, in order.
+  function linesByRank(log) {
     var byRank = new Map();
     log.series.forEach(function (s) {
-      if (s.rank === null) return;
-      s.points.forEach(function (p) {
-        if (p.step === null) return;
-        if (!byRank.has(s.rank)) byRank.set(s.rank, new Map());
-        byRank.get(s.rank).set(p.line, p);
-      });
+      if (!byRank.has(s.rank)) byRank.set(s.rank, new Map());
+      s.points.forEach(function (p) { byRank.get(s.rank).set(p.line, p); });
     });
     var out = new Map();
     byRank.forEach(function (lines, r) {
       out.set(r, Array.from(lines.keys()).sort(numeric).map(function (n) { return lines.get(n); }));
+    });
+    return out;
+  }
+
+  function withSteps(log) {
+    var out = new Map();
+    linesByRank(log).forEach(function (ps, r) {
+      if (r !== null) out.set(r, ps.filter(function (p) { return p.step !== null; }));
     });
     return out;
   }
@@ -811,7 +808,7 @@
     var start = last.time;
     if (start === null) {
       for (var i = 0; i < log.after.length && start === null; i++) {
-        start = E.readLine(decodedLine(log.after[i][1])).time;
+        start = E.readLine(E.decodedLine(log.after[i][1])).time;
       }
     }
     if (start === null) return null;
@@ -825,15 +822,7 @@
   }
 
   function usualInterval(log) {
-    var byRank = new Map();
-    log.series.forEach(function (ser) {
-      if (!byRank.has(ser.rank)) byRank.set(ser.rank, new Map());
-      ser.points.forEach(function (p) { byRank.get(ser.rank).set(p.line, p); });
-    });
-    var ranks = [];
-    byRank.forEach(function (lines) {
-      ranks.push(Array.from(lines.keys()).sort(numeric).map(function (n) { return lines.get(n); }));
-    });
+    var ranks = Array.from(linesByRank(log).values());
     var clocks = ["absolute", "yearless"];
     for (var c = 0; c < clocks.length; c++) {
       var gaps = [];
